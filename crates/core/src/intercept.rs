@@ -1,0 +1,1 @@
+//! Interception (placeholder; being written).

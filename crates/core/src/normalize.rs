@@ -1,0 +1,1 @@
+//! Normalization (placeholder; being written).

@@ -1,0 +1,1 @@
+//! OutputSink (placeholder; being written).

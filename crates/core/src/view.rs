@@ -1,0 +1,1 @@
+//! What the model sees (placeholder; being written).
