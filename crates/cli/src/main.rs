@@ -1,1 +1,57 @@
-fn main(){}
+//! `bashrt`: the bash tool runtime as a command. Each subcommand is one mode on top of `bashrt-core`;
+//! the core knows nothing of them.
+
+mod artifact_cmd;
+mod print;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit status when the call was refused (blocked, bad cwd, bad arguments).
+pub const EXIT_REFUSED: u8 = 2;
+
+#[derive(Parser)]
+#[command(name = "bashrt", version, about = "The bash tool runtime of a coding agent")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one tool call and print exactly what the model would see.
+    Run(print::RunArgs),
+    /// Print an artifact (the full output of an earlier call), or a window of it.
+    Artifact(artifact_cmd::ArtifactArgs),
+    /// Print the JSON Schema of the bash tool's parameters.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("BASHRT_LOG").unwrap_or_else(|_| "warn".into()))
+        .init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_REFUSED } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Run(args) => print::run(args),
+        Command::Artifact(args) => artifact_cmd::run(args),
+        Command::Schema => {
+            println!("{:#}", bashrt_core::tool::params_schema());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Prints `bashrt: <message>` to stderr and returns the refusal status.
+pub fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("bashrt: {message}");
+    ExitCode::from(EXIT_REFUSED)
+}

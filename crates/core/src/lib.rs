@@ -13,6 +13,7 @@ pub mod exec;
 pub mod intercept;
 pub mod normalize;
 pub mod outcome;
+pub(crate) mod parse;
 pub mod result;
 pub mod session;
 pub mod settings;

@@ -1,1 +1,377 @@
-//! result (placeholder)
+//! Result shaping (SPEC 6): from what the sink kept and how the command ended, to the tool result a
+//! model reads — text with notices appended at the END, and details that say exactly what happened.
+//!
+//! Promises: an error result keeps its truncation metadata and artifact link; every notice names how to
+//! get the rest; line ranges are real line numbers of the command's output.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::artifact::ArtifactId;
+use crate::intercept::Block;
+use crate::normalize::ExtractedLimit;
+use crate::outcome::Outcome;
+use crate::sink::{SinkOutput, Spill};
+use crate::validate::Timeout;
+use crate::view::{format_size, model_view, View, ViewOptions};
+
+/// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    pub is_error: bool,
+    pub content: Vec<TextContent>,
+    pub details: Details,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TextContent {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub text: String,
+}
+
+impl ToolResult {
+    /// The text the model reads.
+    pub fn text(&self) -> String {
+        self.content.iter().map(|c| c.text.as_str()).collect()
+    }
+}
+
+/// Why a call did not produce a successful result. `Abort` is the caller's own cancel (the reference's
+/// `ToolAbortError`); everything else is a tool failure (`ToolError`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Failure {
+    /// Blocked, bad cwd, bad arguments or a shell that could not start: nothing ran.
+    Refused,
+    /// The command ran and failed: non-zero exit, signal, timeout.
+    Error,
+    /// The caller aborted the call.
+    Abort,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Details {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Timeout>,
+    /// Applied timeout in milliseconds (the reference's unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    pub background_processes: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interception: Option<Block>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalization: Option<Normalization>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact_error: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Normalization {
+    /// The command actually run (the original minus its extracted head/tail stage).
+    pub command: String,
+    pub extracted: ExtractedLimit,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Meta {
+    pub truncation: Truncation,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Direction {
+    Head,
+    Tail,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TruncatedBy {
+    Bytes,
+    Lines,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LineRange {
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Truncation {
+    pub direction: Direction,
+    pub truncated_by: TruncatedBy,
+    pub total_lines: u64,
+    pub total_bytes: u64,
+    pub output_lines: u64,
+    pub output_bytes: u64,
+    pub shown_range: Option<LineRange>,
+    pub artifact_id: Option<ArtifactId>,
+    pub max_bytes: u64,
+}
+
+/// The line limits a call asked for (explicit parameters, else the extracted stage).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub head: Option<u64>,
+    pub tail: Option<u64>,
+}
+
+impl Limits {
+    /// Whether applying these limits hides lines of an output of `total_lines` lines.
+    pub fn hides_lines(&self, total_lines: u64) -> bool {
+        self.head.is_some_and(|h| total_lines > h) || self.tail.is_some_and(|t| total_lines > t)
+    }
+}
+
+/// Everything shaping needs from a finished run.
+pub struct RunReport<'a> {
+    pub output: SinkOutput,
+    pub limits: Limits,
+    pub outcome: Outcome,
+    pub duration_ms: u64,
+    pub background: u32,
+    pub cwd: &'a Path,
+    pub timeout: Timeout,
+    pub max_bytes: usize,
+    pub view: ViewOptions,
+    /// Whether the call had somewhere to keep artifacts at all.
+    pub artifacts_available: bool,
+}
+
+/// What a run produced, before it becomes a tool result: the model text without status lines, and the
+/// truncation metadata. Shared by tool calls and session-level (`!cmd`) runs.
+#[derive(Debug, Clone)]
+pub struct ShapedOutput {
+    /// The visible output, `(no output)` when empty.
+    pub body: String,
+    /// Notices about the output (truncation, binary), to be appended after the body.
+    pub notices: Vec<String>,
+    pub truncation: Option<Truncation>,
+    pub artifact_id: Option<ArtifactId>,
+    pub artifact_error: Option<String>,
+}
+
+/// Applies head/tail (head first), the model view, and the truncation notice.
+pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
+    let out = &report.output;
+    let (artifact_id, artifact_error) = match out.spill() {
+        Spill::Written { id, .. } => (Some(*id), None),
+        Spill::Failed { reason, .. } => (None, Some(reason.clone())),
+        Spill::None => (None, None),
+    };
+
+    // The region we select from, and the line number its first line has in the whole output.
+    let (mut shown, mut first_line, mut direction) = match (report.limits.head, out.head()) {
+        (Some(h), Some(head)) => (first_lines(head.bytes(), h), 1, Direction::Head),
+        _ => (out.tail(), out.total_lines().saturating_sub(out.tail_lines()) + 1, Direction::Tail),
+    };
+    if let Some(t) = report.limits.tail {
+        let before = count_lines(shown);
+        shown = last_lines(shown, t);
+        first_line += before - count_lines(shown);
+        direction = Direction::Tail;
+    }
+    let shown_lines = count_lines(shown);
+    let truncated = shown_lines < out.total_lines() || (shown.len() as u64) < out.total_bytes();
+    let head_capped = report.limits.head.is_some() && out.head().is_some_and(|h| h.capped());
+    let by_lines = report.limits.hides_lines(out.total_lines()) && !head_capped;
+    let truncated_by = if by_lines && shown.len() < report.max_bytes { TruncatedBy::Lines } else { TruncatedBy::Bytes };
+
+    let mut notices = Vec::new();
+    let where_full = || match (&artifact_id, &artifact_error) {
+        (Some(id), _) => format!("Full: {}", id.url()),
+        (None, Some(reason)) => format!("Full output could not be kept: {reason}"),
+        (None, None) if !report.artifacts_available => "Full output was not kept: no artifact directory".to_string(),
+        (None, None) => "Full output was not kept".to_string(),
+    };
+    let (body, binary) = match model_view(shown, &report.view) {
+        View::Text(text) => (text, false),
+        View::Binary { bytes } => {
+            notices.push(format!(
+                "[Binary output ({}) not shown. {}]",
+                format_size(out.total_bytes().max(bytes)),
+                where_full()
+            ));
+            (String::new(), true)
+        }
+    };
+
+    let truncation = truncated.then(|| {
+        let range = (shown_lines > 0).then(|| LineRange { start: first_line, end: first_line + shown_lines - 1 });
+        if !binary {
+            let mut notice = match range {
+                Some(r) => format!("[Showing lines {}-{} of {}", r.start, r.end, out.total_lines()),
+                None => format!("[Showing 0 of {} lines", out.total_lines()),
+            };
+            if truncated_by == TruncatedBy::Bytes {
+                notice.push_str(&format!(" ({} limit)", format_size(report.max_bytes as u64)));
+            }
+            notice.push_str(&format!(". {}]", where_full()));
+            notices.push(notice);
+        }
+        Truncation {
+            direction,
+            truncated_by,
+            total_lines: out.total_lines(),
+            total_bytes: out.total_bytes(),
+            output_lines: shown_lines,
+            output_bytes: shown.len() as u64,
+            shown_range: range,
+            artifact_id,
+            max_bytes: report.max_bytes as u64,
+        }
+    });
+
+    let body = if body.is_empty() && !binary { "(no output)".to_string() } else { body };
+    ShapedOutput { body, notices, truncation, artifact_id, artifact_error }
+}
+
+/// Appends notices after one blank line; the output's own final newline is not doubled.
+pub fn append_notices(text: &mut String, notices: &[String]) {
+    if notices.is_empty() {
+        return;
+    }
+    while text.ends_with('\n') {
+        text.pop();
+    }
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&notices.join("\n"));
+}
+
+/// The full tool result of a command that ran.
+pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolResult {
+    let shaped = shape_output(&report);
+    let mut text = shaped.body;
+    let mut notices = shaped.notices;
+    if report.timeout.clamped {
+        notices.push(format!(
+            "[Timeout clamped to {}s (requested {}s)]",
+            report.timeout.applied_secs, report.timeout.requested_secs
+        ));
+    }
+    if report.background > 0 {
+        let s = if report.background == 1 { "" } else { "es" };
+        notices.push(format!("[{} background process{s} still running]", report.background));
+    }
+    let failure = match report.outcome {
+        Outcome::Exited { code: 0 } => None,
+        Outcome::Exited { code } => {
+            notices.push(format!("Command exited with code {code}"));
+            Some(Failure::Error)
+        }
+        Outcome::Signalled { signal } => {
+            notices.push(format!(
+                "Command failed: missing exit status (killed by {})",
+                crate::outcome::signal_name(signal)
+            ));
+            Some(Failure::Error)
+        }
+        Outcome::TimedOut => {
+            notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs));
+            Some(Failure::Error)
+        }
+        Outcome::Cancelled => {
+            notices.push("[Command cancelled]".to_string());
+            Some(Failure::Abort)
+        }
+    };
+    append_notices(&mut text, &notices);
+
+    details.failure = failure;
+    details.outcome = Some(report.outcome);
+    details.exit_code = report.outcome.exit_code();
+    details.signal = report.outcome.signal_name();
+    details.timed_out = report.outcome == Outcome::TimedOut;
+    details.cancelled = matches!(report.outcome, Outcome::TimedOut | Outcome::Cancelled);
+    details.duration_ms = report.duration_ms;
+    details.cwd = Some(report.cwd.display().to_string());
+    details.timeout = Some(report.timeout);
+    details.timeout_ms = Some(report.timeout.applied_ms());
+    details.background_processes = report.background;
+    details.meta = shaped.truncation.map(|truncation| Meta { truncation });
+    details.artifact_error = shaped.artifact_error;
+    ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }
+}
+
+/// A call that never ran (blocked, bad cwd, bad arguments, shell missing).
+pub fn refused(text: String, mut details: Details) -> ToolResult {
+    details.failure = Some(Failure::Refused);
+    ToolResult { is_error: true, content: vec![TextContent { kind: "text", text }], details }
+}
+
+/// Lines in `bytes`: each `\n` ends one; an unterminated final piece is one more.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let newlines = bytecount::count(bytes, b'\n') as u64;
+    newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
+}
+
+/// The first `n` lines (with their newlines).
+pub fn first_lines(bytes: &[u8], n: u64) -> &[u8] {
+    if n == 0 {
+        return &bytes[..0];
+    }
+    match memchr::memchr_iter(b'\n', bytes).nth((n - 1) as usize) {
+        Some(pos) => &bytes[..=pos],
+        None => bytes,
+    }
+}
+
+/// The last `n` lines (a final newline ends the last line, it does not start another).
+pub fn last_lines(bytes: &[u8], n: u64) -> &[u8] {
+    if n == 0 {
+        return &bytes[bytes.len()..];
+    }
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    match memchr::memrchr_iter(b'\n', body).nth((n - 1) as usize) {
+        Some(pos) => &bytes[pos + 1..],
+        None => bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_helpers_follow_wc_semantics() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"a\nb\n"), 2);
+        assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(first_lines(b"a\nb\nc\n", 2), b"a\nb\n");
+        assert_eq!(first_lines(b"a\nb", 5), b"a\nb");
+        assert_eq!(last_lines(b"a\nb\nc\n", 2), b"b\nc\n");
+        assert_eq!(last_lines(b"a\nb\nc", 1), b"c");
+        assert_eq!(last_lines(b"a\n", 3), b"a\n");
+    }
+
+    #[test]
+    fn notices_follow_the_output_after_a_blank_line() {
+        let mut t = "out\n".to_string();
+        append_notices(&mut t, &["[n]".to_string(), "Command exited with code 2".to_string()]);
+        assert_eq!(t, "out\n\n[n]\nCommand exited with code 2");
+    }
+}

@@ -1,1 +1,284 @@
-//! settings (placeholder)
+//! Settings: what a user or an embedding agent can configure, with the reference's dotted keys.
+//!
+//! Sources, later wins: built-in defaults, the settings file (JSON; nested objects or dotted keys),
+//! then single `KEY=VALUE` overrides. A malformed file or a wrong type is an error naming the key; an
+//! unknown key is a warning (a newer client may know more keys than we do).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::intercept::{default_rules, Rule};
+use crate::sink::DEFAULT_MAX_BYTES;
+
+/// Environment variable naming the settings file (overrides the default location).
+pub const SETTINGS_ENV: &str = "BASHRT_SETTINGS";
+
+/// Whether the interactive PTY path may be used (SPEC 2.5); print mode and RPC never use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VirtualTerminal {
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `bashInterceptor.enabled`: check commands against the rules (a rule still only blocks when its
+    /// suggested tool is one the caller has).
+    pub interceptor_enabled: bool,
+    /// `bashInterceptor.patterns`: the rules; the default rule set unless replaced.
+    pub interceptor_rules: Vec<Rule>,
+    /// `bash.virtualTerminal`: `"on"` or `"off"`.
+    pub virtual_terminal: VirtualTerminal,
+    /// `shellPath`: the shell that runs commands; `None` finds bash (`$SHELL` if it is bash, else PATH).
+    pub shell_path: Option<PathBuf>,
+    /// `shellCommandPrefix`: prepended to every command as `<prefix> <command>`.
+    pub command_prefix: Option<String>,
+    /// `bash.defaultTimeout`: seconds, when a call gives none.
+    pub default_timeout_secs: f64,
+    /// `bash.maxOutputBytes`: size of the model-visible tail.
+    pub max_output_bytes: usize,
+    /// `bash.maxLineChars`: longest single line shown to the model.
+    pub max_line_chars: usize,
+    /// `bash.killGraceMs`: time between SIGTERM and SIGKILL when a call is timed out or aborted.
+    pub kill_grace_ms: u64,
+    /// `bash.nonInteractiveEnv`: add pager/editor/prompt hardening variables the user has not set.
+    pub non_interactive_env: bool,
+    /// `bash.env`: extra environment variables for every command (strings).
+    pub env: Vec<(String, String)>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            interceptor_enabled: true,
+            interceptor_rules: default_rules(),
+            virtual_terminal: VirtualTerminal::Off,
+            shell_path: None,
+            command_prefix: None,
+            default_timeout_secs: 300.0,
+            max_output_bytes: DEFAULT_MAX_BYTES,
+            max_line_chars: 4000,
+            kill_grace_ms: 200,
+            non_interactive_env: true,
+            env: Vec::new(),
+        }
+    }
+}
+
+/// Every key `set` understands, for help texts and the README.
+pub const KEYS: &[(&str, &str)] = &[
+    ("bashInterceptor.enabled", "bool, default true: check commands against the interceptor rules"),
+    ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message}; default: the built-in rules"),
+    ("bash.virtualTerminal", "\"on\" | \"off\", default \"off\": allow the PTY path when a UI exists"),
+    ("shellPath", "string: the shell that runs commands (default: $SHELL if bash, else bash on PATH)"),
+    ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
+    ("bash.defaultTimeout", "number of seconds, default 300 (calls are clamped to 1..3600)"),
+    ("bash.maxOutputBytes", "integer, default 51200: bytes of output tail the model sees"),
+    ("bash.maxLineChars", "integer, default 4000: longest line the model sees"),
+    ("bash.killGraceMs", "integer, default 200: SIGTERM to SIGKILL grace on timeout/abort"),
+    ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
+    ("bash.env", "object of string values: extra environment for every command"),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("settings file {path}: {reason}")]
+    File { path: PathBuf, reason: String },
+    #[error("setting {key}: {reason}")]
+    Value { key: String, reason: String },
+    #[error("--set expects KEY=VALUE, got {0:?}")]
+    Syntax(String),
+}
+
+impl Settings {
+    /// Defaults, then the file at `$BASHRT_SETTINGS` or `~/.config/bashrt/settings.json` if it exists.
+    /// Returns the warnings (unknown keys) beside the settings.
+    pub fn load_default_file() -> Result<(Self, Vec<String>), SettingsError> {
+        let mut settings = Self::default();
+        let mut warnings = Vec::new();
+        if let Some(path) = default_settings_path() {
+            if path.exists() || std::env::var_os(SETTINGS_ENV).is_some() {
+                warnings = settings.apply_file(&path)?;
+            }
+        }
+        Ok((settings, warnings))
+    }
+
+    /// Applies a JSON settings file on top of these settings.
+    pub fn apply_file(&mut self, path: &Path) -> Result<Vec<String>, SettingsError> {
+        let file_error = |reason: String| SettingsError::File { path: path.to_path_buf(), reason };
+        let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| file_error(format!("invalid JSON: {e}")))?;
+        let Value::Object(map) = value else {
+            return Err(file_error("expected a JSON object at the top".into()));
+        };
+        let mut flat = Vec::new();
+        flatten(String::new(), Value::Object(map), &mut flat);
+        let mut warnings = Vec::new();
+        for (key, value) in flat {
+            if let Some(w) = self.set(&key, value).map_err(|e| file_error(e.to_string()))? {
+                warnings.push(w);
+            }
+        }
+        Ok(warnings)
+    }
+
+    /// Applies `KEY=VALUE`; VALUE is JSON when it parses as JSON, a plain string otherwise.
+    pub fn apply_override(&mut self, assignment: &str) -> Result<Option<String>, SettingsError> {
+        let Some((key, raw)) = assignment.split_once('=') else {
+            return Err(SettingsError::Syntax(assignment.to_string()));
+        };
+        let value = serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()));
+        self.set(key.trim(), value)
+    }
+
+    /// Sets one dotted key. `Ok(Some(warning))` for a key we do not know.
+    pub fn set(&mut self, key: &str, value: Value) -> Result<Option<String>, SettingsError> {
+        let bad = |reason: &str| SettingsError::Value { key: key.to_string(), reason: reason.to_string() };
+        match key {
+            "bashInterceptor.enabled" => {
+                self.interceptor_enabled = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
+            }
+            "bashInterceptor.patterns" => {
+                self.interceptor_rules = serde_json::from_value(value)
+                    .map_err(|e| bad(&format!("expected an array of {{pattern, tool, message}} rules: {e}")))?
+            }
+            "bash.virtualTerminal" => {
+                self.virtual_terminal = match value.as_str() {
+                    Some("on") => VirtualTerminal::On,
+                    Some("off") => VirtualTerminal::Off,
+                    _ => return Err(bad("expected \"on\" or \"off\"")),
+                }
+            }
+            "shellPath" => {
+                self.shell_path = as_opt_string(&value).ok_or_else(|| bad("expected a path string"))?.map(PathBuf::from)
+            }
+            "shellCommandPrefix" => {
+                self.command_prefix = as_opt_string(&value).ok_or_else(|| bad("expected a string"))?
+            }
+            "bash.defaultTimeout" => {
+                self.default_timeout_secs =
+                    value.as_f64().filter(|v| v.is_finite()).ok_or_else(|| bad("expected a number of seconds"))?
+            }
+            "bash.maxOutputBytes" => {
+                self.max_output_bytes =
+                    as_count(&value).filter(|v| *v >= 1024).ok_or_else(|| bad("expected an integer ≥ 1024"))? as usize
+            }
+            "bash.maxLineChars" => {
+                self.max_line_chars =
+                    as_count(&value).filter(|v| *v >= 16).ok_or_else(|| bad("expected an integer ≥ 16"))? as usize
+            }
+            "bash.killGraceMs" => {
+                self.kill_grace_ms = as_count(&value).ok_or_else(|| bad("expected an integer of milliseconds"))?
+            }
+            "bash.nonInteractiveEnv" => {
+                self.non_interactive_env = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
+            }
+            "bash.env" => {
+                let Value::Object(map) = value else { return Err(bad("expected an object of strings")) };
+                let mut env = Vec::new();
+                for (k, v) in map {
+                    let Value::String(v) = v else { return Err(bad("expected an object of strings")) };
+                    if k.is_empty() || k.contains('=') || k.contains('\0') || v.contains('\0') {
+                        return Err(bad("invalid variable name or value"));
+                    }
+                    env.push((k, v));
+                }
+                self.env = env;
+            }
+            _ => return Ok(Some(format!("unknown setting {key} ignored"))),
+        }
+        Ok(None)
+    }
+}
+
+/// `$BASHRT_SETTINGS`, else `$XDG_CONFIG_HOME/bashrt/settings.json`, else `~/.config/bashrt/settings.json`.
+pub fn default_settings_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(SETTINGS_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(p) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p).join("bashrt/settings.json"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config/bashrt/settings.json"))
+}
+
+/// Nested objects become dotted keys, except the values of keys that are objects by nature.
+fn flatten(prefix: String, value: Value, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) if prefix != "bash.env" => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() { k } else { format!("{prefix}.{k}") };
+                flatten(key, v, out);
+            }
+        }
+        other => out.push((prefix, other)),
+    }
+}
+
+fn as_bool(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) if s == "true" || s == "on" => Some(true),
+        Value::String(s) if s == "false" || s == "off" => Some(false),
+        _ => None,
+    }
+}
+
+fn as_count(v: &Value) -> Option<u64> {
+    v.as_u64()
+}
+
+fn as_opt_string(v: &Value) -> Option<Option<String>> {
+    match v {
+        Value::Null => Some(None),
+        Value::String(s) if s.is_empty() => Some(None),
+        Value::String(s) => Some(Some(s.clone())),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_and_dotted_keys_both_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            r#"{"bashInterceptor": {"enabled": false}, "bash.defaultTimeout": 12, "bash": {"env": {"A": "1"}}, "zzz": 1}"#,
+        )
+        .unwrap();
+        let mut s = Settings::default();
+        let warnings = s.apply_file(&path).unwrap();
+        assert!(!s.interceptor_enabled);
+        assert_eq!(s.default_timeout_secs, 12.0);
+        assert_eq!(s.env, vec![("A".to_string(), "1".to_string())]);
+        assert_eq!(warnings, vec!["unknown setting zzz ignored".to_string()]);
+    }
+
+    #[test]
+    fn wrong_types_and_bad_json_name_the_problem() {
+        let mut s = Settings::default();
+        let err = s.apply_override("bash.virtualTerminal=maybe").unwrap_err();
+        assert_eq!(err.to_string(), "setting bash.virtualTerminal: expected \"on\" or \"off\"");
+        assert!(matches!(s.apply_override("novalue"), Err(SettingsError::Syntax(_))));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, "{oops").unwrap();
+        let err = s.apply_file(&path).unwrap_err().to_string();
+        assert!(err.contains("invalid JSON"), "{err}");
+    }
+
+    #[test]
+    fn overrides_parse_json_or_fall_back_to_strings() {
+        let mut s = Settings::default();
+        s.apply_override("shellPath=/bin/bash").unwrap();
+        s.apply_override("bashInterceptor.enabled=false").unwrap();
+        assert_eq!(s.shell_path, Some(PathBuf::from("/bin/bash")));
+        assert!(!s.interceptor_enabled);
+    }
+}

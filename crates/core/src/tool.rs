@@ -1,1 +1,290 @@
-//! tool (placeholder)
+//! The bash tool (`BashTool::execute`, SPEC 2): one tool call through every stage, in order —
+//! normalize → intercept → validate → allocate artifact (lazily) → execute → sink → shape result.
+//!
+//! The tool never panics and never returns a Rust error for something the command or its caller did:
+//! every outcome, refusals included, is a [`ToolResult`].
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::artifact::{ArtifactAllocator, ArtifactDir};
+use crate::cancel::CancelToken;
+use crate::env::command_env;
+use crate::exec::{compose, ExecRequest, Executor, Flow, OneShotExecutor, OutputConsumer, StatusMode};
+use crate::intercept::Interceptor;
+use crate::normalize::{normalize_bash_command, LimitKind};
+use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, RunReport, ToolResult};
+use crate::settings::Settings;
+use crate::sink::{OutputSink, SinkConfig};
+use crate::validate::{resolve_cwd, Timeout};
+use crate::view::{model_view, View, ViewOptions};
+
+/// The tool's parameters, as the model sends them.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashParams {
+    /// Command to execute
+    pub command: String,
+    /// Timeout in seconds (default: 300)
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// Working directory (default: cwd)
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Return only first N lines of output
+    #[serde(default)]
+    pub head: Option<u64>,
+    /// Return only last N lines of output
+    #[serde(default)]
+    pub tail: Option<u64>,
+}
+
+/// The JSON Schema of [`BashParams`], for tool registration.
+pub fn params_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null)
+}
+
+/// How often live output snapshots may be sent: a flood of output must not freeze a UI.
+pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Per-call context from the caller (a mode: print, RPC, MCP, TUI).
+pub struct CallContext<'a> {
+    /// The session's working directory; the call's `cwd` is resolved against it.
+    pub session_cwd: PathBuf,
+    /// Where artifacts go; `None` means the output cannot be kept beyond the tail.
+    pub artifacts: Option<ArtifactDir>,
+    /// The tools the caller has; interception suggests only these.
+    pub tool_names: Vec<String>,
+    pub cancel: CancelToken,
+    /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`].
+    pub on_update: Option<&'a mut dyn FnMut(&str)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("Custom shell path not found: {}", .0.display())]
+    CustomNotFound(PathBuf),
+    #[error("No bash found: set shellPath, or install bash on PATH")]
+    NoBash,
+}
+
+/// Finds the shell: the `shellPath` setting, else `$SHELL` if it is bash, else bash on PATH.
+pub fn resolve_shell(setting: Option<&Path>) -> Result<PathBuf, ShellError> {
+    if let Some(path) = setting {
+        return if is_executable(path) {
+            Ok(path.to_path_buf())
+        } else {
+            Err(ShellError::CustomNotFound(path.to_path_buf()))
+        };
+    }
+    if let Some(shell) = std::env::var_os("SHELL").map(PathBuf::from) {
+        if shell.file_name().is_some_and(|n| n == "bash") && is_executable(&shell) {
+            return Ok(shell);
+        }
+    }
+    let path_dirs = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
+    path_dirs
+        .into_iter()
+        .chain(["/bin", "/usr/bin", "/usr/local/bin"].map(PathBuf::from))
+        .map(|d| d.join("bash"))
+        .find(|p| is_executable(p))
+        .ok_or(ShellError::NoBash)
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The bash tool: settings compiled once, then any number of calls (concurrently too).
+pub struct BashTool {
+    settings: Settings,
+    interceptor: Interceptor,
+    executor: Arc<dyn Executor>,
+}
+
+impl BashTool {
+    /// Compiles the interceptor rules; invalid ones are skipped and listed in [`BashTool::warnings`].
+    pub fn new(settings: Settings) -> Self {
+        Self::with_executor(settings, Arc::new(OneShotExecutor))
+    }
+
+    pub fn with_executor(settings: Settings, executor: Arc<dyn Executor>) -> Self {
+        let interceptor = Interceptor::new(&settings.interceptor_rules);
+        Self { settings, interceptor, executor }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Settings problems found while compiling (invalid interceptor rules).
+    pub fn warnings(&self) -> &[String] {
+        self.interceptor.warnings()
+    }
+
+    pub fn execute(&self, params: &BashParams, ctx: CallContext<'_>) -> ToolResult {
+        let mut details = Details::default();
+
+        // 1. Normalize: an explicit parameter of the same kind wins, and then the command is left whole.
+        let original = params.command.trim();
+        let normalized = normalize_bash_command(original);
+        let mut limits = Limits { head: params.head, tail: params.tail };
+        let mut command = original.to_string();
+        let mut stop_after = None;
+        if let Some(extracted) = normalized.extracted {
+            let explicit = match extracted.kind {
+                LimitKind::Head => params.head.is_some(),
+                LimitKind::Tail => params.tail.is_some(),
+            };
+            if !explicit {
+                match extracted.kind {
+                    LimitKind::Head => {
+                        limits.head = Some(extracted.count);
+                        stop_after = Some(extracted.count);
+                    }
+                    LimitKind::Tail => limits.tail = Some(extracted.count),
+                }
+                command = normalized.command.clone();
+                details.normalization = Some(Normalization { command: normalized.command, extracted });
+            }
+        }
+        if original.is_empty() {
+            return refused("Command must not be empty".to_string(), details);
+        }
+
+        // 2. Intercept.
+        if self.settings.interceptor_enabled {
+            if let Some(block) = self.interceptor.check(original, &ctx.tool_names) {
+                let text = block.error_text(&params.command);
+                details.interception = Some(block);
+                return refused(text, details);
+            }
+        }
+
+        // 3. Validate.
+        let timeout = Timeout::clamp(params.timeout, self.settings.default_timeout_secs);
+        details.timeout = Some(timeout);
+        details.timeout_ms = Some(timeout.applied_ms());
+        let cwd = match resolve_cwd(&ctx.session_cwd, params.cwd.as_deref()) {
+            Ok(cwd) => cwd,
+            Err(e) => return refused(e.to_string(), details),
+        };
+        let shell = match resolve_shell(self.settings.shell_path.as_deref()) {
+            Ok(shell) => shell,
+            Err(e) => return refused(e.to_string(), details),
+        };
+
+        // 4. Artifact allocation is lazy: the sink asks only when output spills.
+        let allocator = ctx.artifacts.as_ref().map(|d| Box::new(d.allocator()) as Box<dyn ArtifactAllocator>);
+        let sink = OutputSink::new(
+            SinkConfig { max_bytes: self.settings.max_output_bytes, head_lines: limits.head },
+            allocator,
+        );
+
+        // 5. Execute.
+        let status = if stop_after.is_some() || details.normalization.is_some() {
+            StatusMode::ExtractedLastStage
+        } else {
+            StatusMode::AsIs
+        };
+        let extra: Vec<(&str, OsString)> =
+            ctx.artifacts.as_ref().map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
+        let request = ExecRequest {
+            shell,
+            script: compose(&command, self.settings.command_prefix.as_deref(), status),
+            cwd: cwd.clone(),
+            env: command_env(
+                self.settings.non_interactive_env,
+                |name| std::env::var_os(name).is_some(),
+                &self.settings.env,
+                &extra,
+            ),
+            timeout: timeout.duration(),
+            kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
+        };
+        let view = ViewOptions { max_line_chars: self.settings.max_line_chars };
+        let mut consumer = CallConsumer {
+            sink,
+            stop_after,
+            lines_seen: 0,
+            on_update: ctx.on_update,
+            last_update: None,
+            view,
+        };
+        let execution = match self.executor.execute(&request, &mut consumer, &ctx.cancel) {
+            Ok(execution) => execution,
+            Err(e) => return refused(e.to_string(), details),
+        };
+
+        // 6. Sink: keep the whole output when the view will hide part of it.
+        let mut sink = consumer.sink;
+        if limits.hides_lines(sink.total_lines()) || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. })
+        {
+            sink.ensure_spilled();
+        }
+        let output = sink.finish();
+
+        // 7. Shape.
+        let report = RunReport {
+            output,
+            limits,
+            outcome: execution.outcome,
+            duration_ms: execution.duration.as_millis() as u64,
+            background: execution.background,
+            cwd: &cwd,
+            timeout,
+            max_bytes: self.settings.max_output_bytes,
+            view,
+            artifacts_available: ctx.artifacts.is_some(),
+        };
+        shape_tool_result(report, details)
+    }
+}
+
+/// Feeds the sink, stops the producer after an extracted `head -n N`, and sends throttled live updates.
+struct CallConsumer<'a> {
+    sink: OutputSink,
+    stop_after: Option<u64>,
+    lines_seen: u64,
+    on_update: Option<&'a mut dyn FnMut(&str)>,
+    last_update: Option<Instant>,
+    view: ViewOptions,
+}
+
+impl OutputConsumer for CallConsumer<'_> {
+    fn consume(&mut self, chunk: &[u8]) -> Flow {
+        let mut flow = Flow::Continue;
+        let mut chunk = chunk;
+        if let Some(limit) = self.stop_after {
+            let wanted = limit.saturating_sub(self.lines_seen);
+            if wanted == 0 {
+                return Flow::Stop;
+            }
+            match memchr::memchr_iter(b'\n', chunk).nth((wanted - 1) as usize) {
+                Some(pos) => {
+                    chunk = &chunk[..=pos];
+                    self.lines_seen = limit;
+                    flow = Flow::Stop;
+                }
+                None => self.lines_seen += bytecount::count(chunk, b'\n') as u64,
+            }
+        }
+        self.sink.push(chunk);
+        if let Some(on_update) = self.on_update.as_mut() {
+            let now = Instant::now();
+            if self.last_update.is_none_or(|t| now.duration_since(t) >= UPDATE_INTERVAL) {
+                self.last_update = Some(now);
+                if let View::Text(text) = model_view(self.sink.tail_bytes(), &self.view) {
+                    on_update(&text);
+                }
+            }
+        }
+        flow
+    }
+}

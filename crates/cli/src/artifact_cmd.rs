@@ -1,0 +1,89 @@
+//! `bashrt artifact ID`: read an artifact of a session, whole or as a window.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bashrt_core::artifact::{write_window, Window};
+use bashrt_core::session::{SessionName, StateDir};
+
+use crate::fail;
+
+#[derive(clap::Args)]
+pub struct ArtifactArgs {
+    /// The artifact: `7` or `artifact://7`.
+    id: String,
+    /// Session name (default: the session of the current directory).
+    #[arg(long)]
+    session: Option<String>,
+    /// Only the first N lines.
+    #[arg(long, group = "window")]
+    head: Option<u64>,
+    /// Only the last N lines.
+    #[arg(long, group = "window")]
+    tail: Option<u64>,
+    /// Only lines A to B (1-based, inclusive), e.g. 100-200.
+    #[arg(long, group = "window", value_name = "A-B")]
+    lines: Option<String>,
+    /// Only lines matching this regular expression, prefixed with their line numbers.
+    #[arg(long, group = "window", value_name = "RE")]
+    grep: Option<String>,
+}
+
+pub fn run(args: ArtifactArgs) -> ExitCode {
+    let window = match window_of(&args) {
+        Ok(w) => w,
+        Err(e) => return fail(e),
+    };
+    let name = match args.session.as_deref() {
+        Some(n) => match SessionName::parse(n) {
+            Ok(n) => n,
+            Err(e) => return fail(e),
+        },
+        None => match std::env::current_dir() {
+            Ok(d) => SessionName::for_cwd(&d),
+            Err(e) => return fail(format!("cannot read the current directory: {e}")),
+        },
+    };
+    let state = match StateDir::from_env() {
+        Ok(s) => s,
+        Err(_) => return fail(bashrt_core::artifact::ArtifactError::NoSession),
+    };
+    let dir = state.session(&name).artifacts();
+    let (_, path): (_, PathBuf) = match dir.resolve(&args.id) {
+        Ok(found) => found,
+        Err(e) => return fail(e),
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let written = write_window(&path, &window, &mut out).and_then(|lines| {
+        use std::io::Write;
+        out.flush().map(|_| lines)
+    });
+    match written {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format!("cannot read artifact {}: {e}", args.id)),
+    }
+}
+
+fn window_of(args: &ArtifactArgs) -> Result<Window, String> {
+    if let Some(n) = args.head {
+        return Ok(Window::Head(n));
+    }
+    if let Some(n) = args.tail {
+        return Ok(Window::Tail(n));
+    }
+    if let Some(range) = &args.lines {
+        let parsed = range
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?)));
+        return match parsed {
+            Some((first, last)) if first >= 1 && first <= last => Ok(Window::Lines { first, last }),
+            _ => Err(format!("--lines expects A-B with 1 <= A <= B, got {range:?}")),
+        };
+    }
+    if let Some(re) = &args.grep {
+        return regex::bytes::Regex::new(re).map(Window::Grep).map_err(|e| format!("invalid --grep pattern: {e}"));
+    }
+    Ok(Window::Whole)
+}

@@ -1,0 +1,171 @@
+//! Print mode (`bashrt run`): one tool call, printed as the model would see it (or as the whole tool
+//! result with `--json`). Ctrl-C aborts the command, kills its process tree and prints the partial result.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bashrt_core::outcome::Outcome;
+use bashrt_core::result::{Failure, ToolResult};
+use bashrt_core::session::{SessionName, StateDir};
+use bashrt_core::settings::Settings;
+use bashrt_core::tool::{BashParams, BashTool, CallContext};
+use bashrt_core::CancelToken;
+
+use crate::{fail, EXIT_REFUSED};
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Print the whole tool result as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Working directory of the call (relative to the current directory).
+    #[arg(long)]
+    cwd: Option<String>,
+    /// Timeout in seconds (clamped to 1..3600; default 300).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Show only the first N lines of output.
+    #[arg(long)]
+    head: Option<u64>,
+    /// Show only the last N lines of output.
+    #[arg(long)]
+    tail: Option<u64>,
+    /// Tools the caller has, comma separated (interception suggests only these).
+    #[arg(long, value_delimiter = ',')]
+    tools: Vec<String>,
+    /// Session name (default: one session per working directory).
+    #[arg(long)]
+    session: Option<String>,
+    /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).
+    #[arg(long)]
+    settings: Option<PathBuf>,
+    /// Override one setting for this call: KEY=VALUE (VALUE is JSON, or a plain string).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// The command; several words are joined with spaces.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<String>,
+}
+
+/// Loads settings from the file (explicit or default) and applies `--set` overrides.
+pub fn load_settings(file: Option<&PathBuf>, overrides: &[String]) -> Result<Settings, String> {
+    let (mut settings, mut warnings) = match file {
+        Some(path) => {
+            let mut s = Settings::default();
+            let w = s.apply_file(path).map_err(|e| e.to_string())?;
+            (s, w)
+        }
+        None => Settings::load_default_file().map_err(|e| e.to_string())?,
+    };
+    for o in overrides {
+        if let Some(w) = settings.apply_override(o).map_err(|e| e.to_string())? {
+            warnings.push(w);
+        }
+    }
+    for w in warnings {
+        eprintln!("bashrt: warning: {w}");
+    }
+    Ok(settings)
+}
+
+pub fn run(args: RunArgs) -> ExitCode {
+    let settings = match load_settings(args.settings.as_ref(), &args.set) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let session_cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let name = match args.session.as_deref() {
+        Some(n) => match SessionName::parse(n) {
+            Ok(n) => n,
+            Err(e) => return fail(e),
+        },
+        None => SessionName::for_cwd(&session_cwd),
+    };
+    // Without a state directory the call still runs; its output just cannot spill.
+    let artifacts = match StateDir::from_env() {
+        Ok(state) => Some(state.session(&name).artifacts()),
+        Err(e) => {
+            eprintln!("bashrt: warning: {e}");
+            None
+        }
+    };
+
+    let tool = BashTool::new(settings);
+    for w in tool.warnings() {
+        eprintln!("bashrt: warning: {w}");
+    }
+    let cancel = match CancelToken::new() {
+        Ok(c) => c,
+        Err(e) => return fail(format!("cannot create a cancel token: {e}")),
+    };
+    let interrupted = match watch_signals(&cancel) {
+        Ok(flag) => flag,
+        Err(e) => return fail(format!("cannot install signal handlers: {e}")),
+    };
+    let params = BashParams {
+        command: args.command.join(" "),
+        timeout: args.timeout,
+        cwd: args.cwd,
+        head: args.head,
+        tail: args.tail,
+    };
+    let result =
+        tool.execute(&params, CallContext { session_cwd, artifacts, tool_names: args.tools, cancel, on_update: None });
+    if let Err(e) = print_result(&result, args.json) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("bashrt: cannot write the result: {e}");
+        }
+    }
+    let _ = interrupted;
+    exit_status(&result)
+}
+
+fn print_result(result: &ToolResult, json: bool) -> std::io::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if json {
+        serde_json::to_writer(&mut out, result).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")?;
+    } else {
+        let text = result.text();
+        out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()
+}
+
+/// The command's exit code; 124 on timeout; 130 when interrupted; 2 when refused; 128+N for a signal.
+fn exit_status(result: &ToolResult) -> ExitCode {
+    let d = &result.details;
+    if d.failure == Some(Failure::Refused) {
+        return ExitCode::from(EXIT_REFUSED);
+    }
+    let code = match d.outcome {
+        Some(Outcome::Exited { code }) => code,
+        Some(Outcome::Signalled { signal }) => 128 + signal,
+        Some(Outcome::TimedOut) => 124,
+        Some(Outcome::Cancelled) => 130,
+        None => i32::from(EXIT_REFUSED),
+    };
+    ExitCode::from((code & 0xff) as u8)
+}
+
+/// SIGINT, SIGTERM and SIGHUP cancel the running call; the result (partial output) is still printed.
+fn watch_signals(cancel: &CancelToken) -> std::io::Result<signal_hook::iterator::Handle> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let handle = signals.handle();
+    let cancel = cancel.clone();
+    std::thread::Builder::new().name("signals".into()).spawn(move || {
+        if signals.forever().next().is_some() {
+            cancel.cancel();
+        }
+    })?;
+    Ok(handle)
+}

@@ -1,0 +1,85 @@
+//! A snapshot of the process table from `/proc`: who is whose parent, and in which process group.
+//! Promises: processes that vanish while the table is read are skipped, never an error; zombies are
+//! listed but marked dead.
+
+use std::fs::File;
+use std::io::{self, Read};
+
+/// One line of the process table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ProcEntry {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgid: i32,
+    /// Clock ticks after boot; with the pid, it identifies a process across pid reuse.
+    pub start_time: Option<u64>,
+    /// False for zombies (`Z`) and dying tasks (`X`): they run no code and need no signal.
+    pub alive: bool,
+}
+
+/// Every process this process can see.
+pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
+    let mut table = Vec::new();
+    for entry in std::fs::read_dir("/proc")? {
+        let Ok(entry) = entry else { continue };
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        if let Some(proc_entry) = stat(pid) {
+            table.push(proc_entry);
+        }
+    }
+    Ok(table)
+}
+
+/// `None` when the process is gone (or `/proc` is unreadable).
+pub(crate) fn stat(pid: i32) -> Option<ProcEntry> {
+    // The fields up to starttime fit easily: a stat line is ~300 bytes with a 15-byte comm.
+    let mut buf = [0u8; 1024];
+    let mut file = File::open(format!("/proc/{pid}/stat")).ok()?;
+    let n = file.read(&mut buf).ok()?;
+    parse_stat(&buf[..n])
+}
+
+/// Parses `pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime
+/// stime cutime cstime priority nice threads itrealvalue starttime ...`. The comm may contain spaces
+/// and parentheses, so the fields start after the last `)`.
+fn parse_stat(line: &[u8]) -> Option<ProcEntry> {
+    let open = line.iter().position(|&b| b == b'(')?;
+    let close = line.iter().rposition(|&b| b == b')')?;
+    let pid = std::str::from_utf8(&line[..open]).ok()?.trim().parse().ok()?;
+    let rest = std::str::from_utf8(line.get(close + 1..)?).ok()?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgid = fields.next()?.parse().ok()?;
+    // starttime is field 22 of the line, the 20th after the comm; pgrp was the 3rd.
+    let start_time = fields.nth(16).and_then(|s| s.parse().ok());
+    Some(ProcEntry { pid, ppid, pgid, start_time, alive: !matches!(state, "Z" | "X" | "x") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_comm_with_spaces_and_parentheses() {
+        let line = b"4242 (a) b (c) S 17 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1 2 3\n";
+        let entry = parse_stat(line).unwrap();
+        assert_eq!(entry, ProcEntry { pid: 4242, ppid: 17, pgid: 4242, start_time: Some(987654), alive: true });
+    }
+
+    #[test]
+    fn zombies_are_listed_as_dead() {
+        let line = b"7 (sleep) Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0\n";
+        assert!(!parse_stat(line).unwrap().alive);
+    }
+
+    #[test]
+    fn reads_its_own_entry() {
+        let me = stat(std::process::id() as i32).unwrap();
+        assert!(me.alive);
+        assert_eq!(me.pgid, nix::unistd::getpgrp().as_raw());
+        assert!(me.start_time.is_some());
+    }
+}

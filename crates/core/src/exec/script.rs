@@ -1,0 +1,82 @@
+//! Command text composition: turns the command the runtime decided to run into the script the shell
+//! gets. Promises: the composed script ends with the exit status bash would have reported for the
+//! command as the user wrote it, including when the runtime removed a trailing `| head`/`| tail`
+//! stage to apply that limit itself.
+
+/// Which exit status the composed script must end with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusMode {
+    /// The command's own status.
+    AsIs,
+    /// The command was the producer of a pipeline whose trailing `head`/`tail` stage the runtime
+    /// removed. The status is what bash reports for the original pipeline: 0 (the status of
+    /// `head`/`tail`), or the producer's status when `pipefail` is on in that shell (141 when the
+    /// producer died of SIGPIPE). The producer runs in a subshell, as a pipeline stage does, so
+    /// `exit 3` or `cd` in it do not affect the shell.
+    ExtractedLastStage,
+}
+
+/// Composes the script for `command`, with the configured `prefix` (SPEC §3.2: `<prefix> <command>`).
+///
+/// A prefix that ends in a list operator (`;`, `&`, `&&`, `||`, `|` or a newline) is a command of its
+/// own and stays outside the producer's subshell, so `set -o pipefail;` still affects the status; any
+/// other prefix (`nice -n 5`, `env A=1`) is a word in front of the producer and goes inside.
+pub fn compose(command: &str, prefix: Option<&str>, status: StatusMode) -> String {
+    let prefix = prefix.filter(|p| !p.trim().is_empty());
+    match (status, prefix) {
+        (StatusMode::AsIs, None) => command.to_string(),
+        (StatusMode::AsIs, Some(prefix)) => format!("{prefix} {command}"),
+        (StatusMode::ExtractedLastStage, None) => extracted(command),
+        (StatusMode::ExtractedLastStage, Some(prefix)) if is_list_prefix(prefix) => {
+            // Braces keep `a && <prefix>`-style operators applying to the whole producer + status line.
+            format!("{prefix} {{\n{}\n}}", extracted(command))
+        }
+        (StatusMode::ExtractedLastStage, Some(prefix)) => extracted(&format!("{prefix} {command}")),
+    }
+}
+
+/// The producer in a subshell, then its status only when `pipefail` is on.
+///
+/// Inside `case`, `$?` is still the subshell's status. `$SHELLOPTS` rather than `[[ -o pipefail ]]`
+/// keeps it valid POSIX sh (no `pipefail` in `$SHELLOPTS` means status 0). The subshell is the left
+/// side of `||`, so `set -e` does not end the shell there; the `(exit N)` on the right is the last
+/// command, so with `set -e` and `pipefail` the shell ends exactly as with the original pipeline.
+/// No `exit`: the same text works in a long-lived shell.
+fn extracted(producer: &str) -> String {
+    format!("(\n{producer}\n) || case :$SHELLOPTS: in *:pipefail:*) (exit $?) ;; esac")
+}
+
+fn is_list_prefix(prefix: &str) -> bool {
+    if prefix.ends_with('\n') {
+        return true;
+    }
+    let trimmed = prefix.trim_end();
+    trimmed.ends_with(';') || trimmed.ends_with('&') || trimmed.ends_with('|')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_is_joins_prefix_and_command_with_a_space() {
+        assert_eq!(compose("ls", None, StatusMode::AsIs), "ls");
+        assert_eq!(compose("ls", Some("nice"), StatusMode::AsIs), "nice ls");
+        assert_eq!(compose("ls", Some("  "), StatusMode::AsIs), "ls");
+    }
+
+    #[test]
+    fn word_prefix_goes_inside_the_producer_subshell() {
+        let script = compose("yes", Some("nice -n 5"), StatusMode::ExtractedLastStage);
+        assert!(script.starts_with("(\nnice -n 5 yes\n)"), "{script}");
+    }
+
+    #[test]
+    fn list_prefix_stays_outside_the_producer_subshell() {
+        for prefix in ["set -o pipefail;", "cd /tmp &&", "true ||", "shopt -s extglob\n"] {
+            let script = compose("yes", Some(prefix), StatusMode::ExtractedLastStage);
+            assert!(script.starts_with(prefix), "{script}");
+            assert!(script.contains("{\n(\nyes\n)"), "{script}");
+        }
+    }
+}
