@@ -66,6 +66,10 @@ fn invalid_utf8_is_replaced_for_the_model_and_kept_raw_in_the_artifact() {
     let env = Env::new();
     let (v, _) = env.run_json(&[], r"printf 'ok \xff\xfe done\n'");
     assert_eq!(text(&v), "ok \u{fffd}\u{fffd} done\n");
+    let (v, _) = env.run_json(&[], r"seq 1 20000; printf 'end \xff\xfe\n'");
+    assert!(text(&v).contains("\nend \u{fffd}\u{fffd}\n"));
+    let artifact = std::fs::read(env.artifact_path(&env.session_name(), 1)).unwrap();
+    assert!(artifact.ends_with(b"\n20000\nend \xff\xfe\n"));
 }
 
 #[test]
@@ -126,4 +130,24 @@ fn artifact_errors_are_clear_and_never_escape_the_directory() {
     assert!(err(&["9"]).contains("Artifact 9 not found. Available: 1"));
     assert!(err(&["1", "--grep", "("]).contains("invalid --grep pattern"));
     assert!(err(&["1", "--lines", "5-2"]).contains("--lines expects A-B"));
+}
+
+#[test]
+fn artifact_failure_is_not_fatal_and_is_said_in_the_result() {
+    let env = Env::new();
+    // A file where the state directory should be: nothing can be created under it.
+    std::fs::write(env.state(), "not a directory").unwrap();
+    let (v, code) = env.run_json(&[], "seq 1 30000");
+    assert_eq!(code, 0);
+    assert_eq!(v["isError"], false);
+    let t = text(&v);
+    let last = t.lines().last().unwrap();
+    assert!(
+        last.starts_with("[Showing lines ")
+            && last.contains("(50.0KB limit). Full output could not be kept: cannot create artifact directory"),
+        "{last}"
+    );
+    assert!(t.starts_with(&format!("{}\n", v["details"]["meta"]["truncation"]["shownRange"]["start"])), "{}", &t[..20]);
+    assert!(v["details"]["artifactError"].as_str().unwrap().contains("cannot create artifact directory"));
+    assert_eq!(v["details"]["meta"]["truncation"]["artifactId"], serde_json::Value::Null);
 }

@@ -209,14 +209,8 @@ impl BashTool {
             kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
         };
         let view = ViewOptions { max_line_chars: self.settings.max_line_chars };
-        let mut consumer = CallConsumer {
-            sink,
-            stop_after,
-            lines_seen: 0,
-            on_update: ctx.on_update,
-            last_update: None,
-            view,
-        };
+        let mut consumer =
+            CallConsumer { sink, stop_after, lines_seen: 0, on_update: ctx.on_update, last_update: None, view };
         let execution = match self.executor.execute(&request, &mut consumer, &ctx.cancel) {
             Ok(execution) => execution,
             Err(e) => return refused(e.to_string(), details),
