@@ -6,10 +6,12 @@
 //! [`normalize`] → [`intercept`] → [`validate`] → [`artifact`] (allocated lazily) → [`exec`] →
 //! [`sink`] (+ [`view`] for what a model may read) → [`result`]. [`tool`] wires the stages together.
 
+pub mod agent_session;
 pub mod artifact;
 pub mod cancel;
 pub mod env;
 pub mod exec;
+pub mod feed;
 pub mod intercept;
 pub mod normalize;
 pub mod outcome;

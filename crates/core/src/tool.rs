@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,7 +15,9 @@ use serde::Deserialize;
 use crate::artifact::{ArtifactAllocator, ArtifactDir};
 use crate::cancel::CancelToken;
 use crate::env::command_env;
-use crate::exec::{compose, ExecRequest, Executor, Flow, OneShotExecutor, OutputConsumer, StatusMode};
+use crate::exec::{compose, ExecRequest, Executor, OneShotExecutor, StatusMode};
+use crate::feed::Feed;
+pub use crate::feed::UPDATE_INTERVAL;
 use crate::intercept::Interceptor;
 use crate::normalize::{normalize_bash_command, LimitKind};
 use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, RunReport, ToolResult};
@@ -48,9 +50,6 @@ pub struct BashParams {
 pub fn params_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null)
 }
-
-/// How often live output snapshots may be sent: a flood of output must not freeze a UI.
-pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Per-call context from the caller (a mode: print, RPC, MCP, TUI).
 pub struct CallContext<'a> {
@@ -209,15 +208,14 @@ impl BashTool {
             kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
         };
         let view = ViewOptions { max_line_chars: self.settings.max_line_chars };
-        let mut consumer =
-            CallConsumer { sink, stop_after, lines_seen: 0, on_update: ctx.on_update, last_update: None, view };
+        let mut consumer = Feed::new(sink, view).stop_after(stop_after).on_update(ctx.on_update);
         let execution = match self.executor.execute(&request, &mut consumer, &ctx.cancel) {
             Ok(execution) => execution,
             Err(e) => return refused(e.to_string(), details),
         };
 
         // 6. Sink: keep the whole output when the view will hide part of it.
-        let mut sink = consumer.sink;
+        let mut sink = consumer.into_sink();
         if limits.hides_lines(sink.total_lines()) || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. })
         {
             sink.ensure_spilled();
@@ -238,47 +236,5 @@ impl BashTool {
             artifacts_available: ctx.artifacts.is_some(),
         };
         shape_tool_result(report, details)
-    }
-}
-
-/// Feeds the sink, stops the producer after an extracted `head -n N`, and sends throttled live updates.
-struct CallConsumer<'a> {
-    sink: OutputSink,
-    stop_after: Option<u64>,
-    lines_seen: u64,
-    on_update: Option<&'a mut dyn FnMut(&str)>,
-    last_update: Option<Instant>,
-    view: ViewOptions,
-}
-
-impl OutputConsumer for CallConsumer<'_> {
-    fn consume(&mut self, chunk: &[u8]) -> Flow {
-        let mut flow = Flow::Continue;
-        let mut chunk = chunk;
-        if let Some(limit) = self.stop_after {
-            let wanted = limit.saturating_sub(self.lines_seen);
-            if wanted == 0 {
-                return Flow::Stop;
-            }
-            match memchr::memchr_iter(b'\n', chunk).nth((wanted - 1) as usize) {
-                Some(pos) => {
-                    chunk = &chunk[..=pos];
-                    self.lines_seen = limit;
-                    flow = Flow::Stop;
-                }
-                None => self.lines_seen += bytecount::count(chunk, b'\n') as u64,
-            }
-        }
-        self.sink.push(chunk);
-        if let Some(on_update) = self.on_update.as_mut() {
-            let now = Instant::now();
-            if self.last_update.is_none_or(|t| now.duration_since(t) >= UPDATE_INTERVAL) {
-                self.last_update = Some(now);
-                if let View::Text(text) = model_view(self.sink.tail_bytes(), &self.view) {
-                    on_update(&text);
-                }
-            }
-        }
-        flow
     }
 }
