@@ -14,7 +14,7 @@ use crate::artifact::{ArtifactAllocator, ArtifactId};
 use crate::cancel::CancelToken;
 use crate::env::command_env;
 use crate::exec::{compose, ExecRequest, Executor, StatusMode};
-use crate::feed::Feed;
+use crate::feed::{ChunkCallback, Feed};
 use crate::outcome::Outcome;
 use crate::result::{append_notices, shape_output, Limits, RunReport};
 use crate::session::Session;
@@ -79,7 +79,7 @@ pub struct BashOptions<'a> {
     pub timeout: Option<f64>,
     pub cancel: Option<CancelToken>,
     /// Raw output chunks as they arrive (for a live view).
-    pub on_chunk: Option<&'a mut dyn FnMut(&[u8])>,
+    pub on_chunk: Option<ChunkCallback<'a>>,
 }
 
 /// A session: an id, a directory for artifacts and the log, and a cwd that persists.

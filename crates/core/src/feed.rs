@@ -11,11 +11,14 @@ use crate::view::{model_view, View, ViewOptions};
 /// How often live output snapshots may be sent: a flood of output must not freeze a UI.
 pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
 
+/// Receives raw output chunks as they arrive.
+pub type ChunkCallback<'a> = &'a mut dyn FnMut(&[u8]);
+
 pub struct Feed<'a> {
     sink: OutputSink,
     stop_after: Option<u64>,
     lines_seen: u64,
-    on_chunk: Option<&'a mut dyn FnMut(&[u8])>,
+    on_chunk: Option<ChunkCallback<'a>>,
     on_update: Option<&'a mut dyn FnMut(&str)>,
     last_update: Option<Instant>,
     view: ViewOptions,
@@ -33,7 +36,7 @@ impl<'a> Feed<'a> {
     }
 
     /// Every chunk as it arrives, raw.
-    pub fn on_chunk(mut self, f: Option<&'a mut dyn FnMut(&[u8])>) -> Self {
+    pub fn on_chunk(mut self, f: Option<ChunkCallback<'a>>) -> Self {
         self.on_chunk = f;
         self
     }
