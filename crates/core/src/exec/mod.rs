@@ -12,6 +12,7 @@ mod pipe;
 mod procfs;
 mod script;
 mod script_file;
+pub mod snapshot;
 mod tree;
 mod watch;
 
