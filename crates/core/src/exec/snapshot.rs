@@ -306,11 +306,12 @@ fn tempdir() -> Result<TempDir, SnapshotError> {
 }
 
 type CacheKey = (PathBuf, PathBuf);
+type Cached = Result<Arc<Snapshot>, Arc<SnapshotError>>;
 
 /// Process-wide cache: one capture per (shell, HOME), failures included (so a broken rc costs one
 /// timeout per process, not one per call).
-pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Result<Arc<Snapshot>, Arc<SnapshotError>> {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Result<Arc<Snapshot>, Arc<SnapshotError>>>>> = OnceLock::new();
+pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Cached {
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Cached>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (shell.to_path_buf(), home.to_path_buf());
     if let Some(hit) = cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
