@@ -121,6 +121,11 @@ pub fn run(args: RunArgs) -> ExitCode {
         }
     }
     let _ = interrupted;
+    // Nothing bashrt started outlives it: background processes of the call are stopped now, before we
+    // exit, rather than by the reaper shortly after.
+    if result.details.background_processes > 0 {
+        bashrt_core::reaper::Reaper::global().reap_all_and_wait();
+    }
     exit_status(&result)
 }
 

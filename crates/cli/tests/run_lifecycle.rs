@@ -61,8 +61,36 @@ fn background_process_does_not_hold_the_call() {
     assert!(t.contains("started\n"), "{t}");
     assert!(t.ends_with("[1 background process still running]"), "{t}");
     assert_eq!(v["details"]["backgroundProcesses"], 1);
-    assert!(alive(pid));
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL).unwrap();
+    // Nothing bashrt started outlives it.
+    assert!(!alive(pid), "background pid {pid} outlived bashrt");
+}
+
+#[test]
+fn nothing_survives_a_sigkilled_runtime_not_even_setsid_or_double_forked_children() {
+    let env = Env::new();
+    // Every process below holds fd 3 (the FIFO); EOF on our end means all of them are gone.
+    let command = "exec 3>\"$PIDS\"; sleep 100 & echo $! >&3; setsid sleep 100 & echo $! >&3; \
+                   (setsid sleep 100 & echo $! >&3) ; echo $$ >&3; sleep 100";
+    let (mut child, pids) = start_with_pids(&env, &[], command, 4);
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    child.wait().unwrap();
+    for pid in &pids {
+        wait_until_dead(*pid);
+    }
+}
+
+/// Waits for a process that is not our child to die, without sleeping: pidfd_open + poll.
+fn wait_until_dead(pid: i32) {
+    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return; // already gone
+    }
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let mut fds = [nix::poll::PollFd::new(fd.as_fd(), nix::poll::PollFlags::POLLIN)];
+    // Bounded only so a regression fails instead of hanging CI; the reaper normally takes milliseconds.
+    let ready = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(60_000u16)).unwrap();
+    assert_eq!(ready, 1, "pid {pid} outlived the SIGKILLed runtime");
 }
 
 #[test]

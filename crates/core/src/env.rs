@@ -53,7 +53,8 @@ pub const NON_INTERACTIVE_DEFAULTS: &[(&str, &str)] = &[
 ///
 /// `is_set(name)` says whether the user already has the variable (normally `std::env::var_os`).
 /// Order: hardening defaults the user lacks, then `user` (settings), then `extra` (runtime-provided such
-/// as `ARTIFACTS`), so later entries win when applied in order.
+/// as `ARTIFACTS`), so later entries win when applied in order; last the reaper's marker
+/// ([`crate::reaper`]), which nothing may override.
 pub fn command_env(
     harden: bool,
     is_set: impl Fn(&str) -> bool,
@@ -71,6 +72,7 @@ pub fn command_env(
     }
     env.extend(user.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
     env.extend(extra.iter().map(|(k, v)| (OsString::from(k), v.clone())));
+    env.push(crate::reaper::Reaper::global().marker());
     env
 }
 
@@ -89,6 +91,8 @@ mod tests {
 
     #[test]
     fn hardening_can_be_switched_off() {
-        assert!(command_env(false, |_| false, &[], &[]).is_empty());
+        let env = command_env(false, |_| false, &[], &[]);
+        assert_eq!(env.len(), 1);
+        assert_eq!(env[0].0, crate::reaper::MARKER_VAR);
     }
 }

@@ -16,6 +16,7 @@ pub mod intercept;
 pub mod normalize;
 pub mod outcome;
 pub(crate) mod parse;
+pub mod reaper;
 pub mod result;
 pub mod session;
 pub mod settings;

@@ -109,6 +109,7 @@ pub fn capture(shell: &Path, home: &Path, out: &Path, timeout: Duration) -> Resu
         (OsString::from("HOME"), home.as_os_str().to_owned()),
         (OsString::from("BASHRT_SNAPSHOT_SCRIPT"), OsString::from(CAPTURE_SCRIPT)),
         (OsString::from("HISTFILE"), OsString::from("/dev/null")),
+        crate::reaper::Reaper::global().marker(),
     ];
     let mut raw = Vec::new();
     let mut collect = |chunk: &[u8]| {
