@@ -2,7 +2,9 @@
 //! the core knows nothing of them.
 
 mod artifact_cmd;
+mod config;
 mod print;
+mod rpc;
 
 use std::process::ExitCode;
 
@@ -26,6 +28,8 @@ enum Command {
     Artifact(artifact_cmd::ArtifactArgs),
     /// Print the JSON Schema of the bash tool's parameters.
     Schema,
+    /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
+    Rpc(rpc::RpcArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => print::run(args),
         Command::Artifact(args) => artifact_cmd::run(args),
+        Command::Rpc(args) => rpc::run(args),
         Command::Schema => {
             println!("{:#}", bashrt_core::tool::params_schema());
             ExitCode::SUCCESS

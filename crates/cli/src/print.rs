@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use bashrt_core::outcome::Outcome;
 use bashrt_core::result::{Failure, ToolResult};
 use bashrt_core::session::{SessionName, StateDir};
-use bashrt_core::settings::Settings;
 use bashrt_core::tool::{BashParams, BashTool, CallContext};
 use bashrt_core::CancelToken;
 
+use crate::config::load_settings;
 use crate::{fail, EXIT_REFUSED};
 
 #[derive(clap::Args)]
@@ -46,27 +46,6 @@ pub struct RunArgs {
     /// The command; several words are joined with spaces.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
-}
-
-/// Loads settings from the file (explicit or default) and applies `--set` overrides.
-pub fn load_settings(file: Option<&PathBuf>, overrides: &[String]) -> Result<Settings, String> {
-    let (mut settings, mut warnings) = match file {
-        Some(path) => {
-            let mut s = Settings::default();
-            let w = s.apply_file(path).map_err(|e| e.to_string())?;
-            (s, w)
-        }
-        None => Settings::load_default_file().map_err(|e| e.to_string())?,
-    };
-    for o in overrides {
-        if let Some(w) = settings.apply_override(o).map_err(|e| e.to_string())? {
-            warnings.push(w);
-        }
-    }
-    for w in warnings {
-        eprintln!("bashrt: warning: {w}");
-    }
-    Ok(settings)
 }
 
 pub fn run(args: RunArgs) -> ExitCode {

@@ -100,3 +100,201 @@ pub fn fifo(dir: &Path, name: &str) -> PathBuf {
     nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     path
 }
+
+/// A running `bashrt rpc` server: requests go to its stdin; every stdout line is parsed as JSON (a line
+/// that is not JSON fails the test: stdout belongs to the protocol) and kept, in order, in `history`.
+pub struct Rpc {
+    pub child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Result<Value, String>>,
+    /// Every line received so far, in arrival order.
+    pub history: Vec<Value>,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    closed: bool,
+}
+
+/// Guards against a hang only; no test asserts on time.
+const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(120);
+
+impl Env {
+    /// `bashrt rpc <args..>` in `work()`, with `PIDS`/`GATE` style variables from `vars`.
+    pub fn rpc(&self, args: &[&str], vars: &[(&str, &Path)]) -> Rpc {
+        use std::io::{BufRead, Read};
+        use std::process::Stdio;
+        let mut cmd = self.cmd();
+        cmd.arg("rpc").args(args);
+        for (name, value) in vars {
+            cmd.env(name, value);
+        }
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let parsed = serde_json::from_str::<Value>(&line).map_err(|e| format!("not JSON ({e}): {line}"));
+                if send.send(parsed).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            sink.lock().unwrap().push_str(&text);
+        });
+        Rpc { child, stdin, lines, history: Vec::new(), stderr, closed: false }
+    }
+}
+
+impl Rpc {
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Writes one request line.
+    pub fn send(&mut self, request: Value) {
+        let mut line = serde_json::to_vec(&request).unwrap();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// Writes raw bytes (no newline added).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin already closed");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Closes the server's stdin (EOF).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Reads one more line; `None` once stdout is closed.
+    fn read_line(&mut self) -> Option<Value> {
+        if self.closed {
+            return None;
+        }
+        match self.lines.recv_timeout(HANG_GUARD) {
+            Ok(Ok(value)) => {
+                self.history.push(value.clone());
+                Some(value)
+            }
+            Ok(Err(e)) => panic!("{e}"),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                None
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                panic!("no output for {HANG_GUARD:?}; history: {:#?}\nstderr: {}", self.history, self.stderr())
+            }
+        }
+    }
+
+    /// The first line (already received or still to come) that `pred` accepts, with its index in
+    /// `history`.
+    pub fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> (usize, Value) {
+        if let Some(i) = self.history.iter().position(&pred) {
+            return (i, self.history[i].clone());
+        }
+        loop {
+            match self.read_line() {
+                Some(value) if pred(&value) => return (self.history.len() - 1, value),
+                Some(_) => {}
+                None => panic!("output ended before {what}; history: {:#?}\nstderr: {}", self.history, self.stderr()),
+            }
+        }
+    }
+
+    /// The response to request `id`.
+    pub fn response(&mut self, id: &str) -> Value {
+        self.wait_for(&format!("response {id}"), |v| v["type"] == "response" && v["id"] == id).1
+    }
+
+    /// Index in `history` of the response to request `id`.
+    pub fn response_index(&mut self, id: &str) -> usize {
+        self.wait_for(&format!("response {id}"), |v| v["type"] == "response" && v["id"] == id).0
+    }
+
+    /// The tool event `kind` (`tool_execution_end`, ...) of a tool call.
+    pub fn tool_event(&mut self, kind: &str, call: &str) -> (usize, Value) {
+        self.wait_for(&format!("{kind} of {call}"), |v| v["type"] == kind && v["toolCallId"] == call)
+    }
+
+    /// All `bash_update` text of request `id` received so far.
+    pub fn bash_output(&self, id: &str) -> String {
+        self.history
+            .iter()
+            .filter(|v| v["type"] == "bash_update" && v["id"] == id)
+            .map(|v| v["chunk"].as_str().unwrap())
+            .collect()
+    }
+
+    /// Waits until the live output of `bash` request `id` has a whole line `<prefix><number>`; returns
+    /// the number (a pid the command printed).
+    pub fn wait_for_number(&mut self, id: &str, prefix: &str) -> i32 {
+        loop {
+            let text = self.bash_output(id);
+            if let Some(n) = number_after(&text, prefix) {
+                return n;
+            }
+            if self.read_line().is_none() {
+                panic!("output ended before {prefix} of {id}; history: {:#?}", self.history);
+            }
+        }
+    }
+
+    /// Waits for a tool call's update showing a whole line `<prefix><number>`; returns the number.
+    pub fn wait_for_tool_number(&mut self, call: &str, prefix: &str) -> i32 {
+        let (_, update) = self.wait_for(&format!("{prefix} in {call}"), |v| {
+            v["type"] == "tool_execution_update"
+                && v["toolCallId"] == call
+                && number_after(v["partialResult"]["content"][0]["text"].as_str().unwrap_or(""), prefix).is_some()
+        });
+        number_after(update["partialResult"]["content"][0]["text"].as_str().unwrap(), prefix).unwrap()
+    }
+
+    /// Closes stdin, reads stdout to its end and waits for the exit; returns the exit code.
+    pub fn finish(&mut self) -> i32 {
+        self.close_stdin();
+        self.wait_exit()
+    }
+
+    /// Reads stdout to its end and waits for the exit; returns the exit code.
+    pub fn wait_exit(&mut self) -> i32 {
+        while self.read_line().is_some() {}
+        self.child.wait().unwrap().code().unwrap_or(-1)
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Rpc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The number of the first whole line `<prefix><number>` in `text`.
+pub fn number_after(text: &str, prefix: &str) -> Option<i32> {
+    let start = text.find(prefix)? + prefix.len();
+    let rest = &text[start..];
+    let end = rest.find('\n')?;
+    rest[..end].trim().parse().ok()
+}
+
+/// Opens a FIFO for writing (blocks until the command opens it for reading) and writes one line.
+pub fn release(gate: &Path) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new().write(true).open(gate).unwrap();
+    file.write_all(b"go\n").unwrap();
+}

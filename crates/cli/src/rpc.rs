@@ -1,0 +1,74 @@
+//! RPC mode (`bashrt rpc`): the JSON-lines server of `bashrt-rpc` on stdin/stdout. Stdout carries only
+//! protocol lines; diagnostics go to stderr. SIGINT, SIGTERM and SIGHUP end it like the end of stdin:
+//! running commands are aborted and answered, leftover processes killed, then it exits 0.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bashrt_core::session::{SessionName, StateDir};
+use bashrt_rpc::{Server, ServerConfig, ShutdownHandle};
+
+use crate::config::load_settings;
+use crate::fail;
+
+#[derive(clap::Args)]
+pub struct RpcArgs {
+    /// The session of requests without `sessionId` (default: one session per working directory).
+    #[arg(long)]
+    session: Option<String>,
+    /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).
+    #[arg(long)]
+    settings: Option<PathBuf>,
+    /// Override one setting: KEY=VALUE (VALUE is JSON, or a plain string).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+pub fn run(args: RpcArgs) -> ExitCode {
+    let settings = match load_settings(args.settings.as_ref(), &args.set) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot read the current directory: {e}")),
+    };
+    let session = match args.session.as_deref() {
+        Some(name) => match SessionName::parse(name) {
+            Ok(name) => name,
+            Err(e) => return fail(e),
+        },
+        None => SessionName::for_cwd(&cwd),
+    };
+    // Without a state directory tool calls still run (their output just cannot spill).
+    let state = match StateDir::from_env() {
+        Ok(state) => Some(state),
+        Err(e) => {
+            eprintln!("bashrt: warning: {e}; bash, artifacts and read_artifact are unavailable");
+            None
+        }
+    };
+    let server = Server::new(ServerConfig::new(settings, session, cwd, state));
+    if let Err(e) = watch_signals(server.shutdown_handle()) {
+        return fail(format!("cannot install signal handlers: {e}"));
+    }
+    match server.serve(std::io::stdin(), std::io::stdout()) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bashrt: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP shut the server down as the end of stdin would.
+fn watch_signals(shutdown: ShutdownHandle) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new().name("signals".into()).spawn(move || {
+        if signals.forever().next().is_some() {
+            shutdown.shutdown();
+        }
+    })?;
+    Ok(())
+}

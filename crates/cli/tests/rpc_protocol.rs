@@ -1,0 +1,206 @@
+//! `bashrt rpc`: the protocol around the commands — malformed input, limits, artifacts, state, and the
+//! end of input or a signal while commands run.
+
+mod common;
+
+use common::{alive, Env};
+use serde_json::{json, Value};
+
+fn error_of(response: &Value) -> &str {
+    assert_eq!(response["success"], false, "{response}");
+    response["error"].as_str().unwrap()
+}
+
+#[test]
+fn malformed_lines_get_error_responses_and_the_server_keeps_serving() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send_raw(b"{not json\n");
+    rpc.send_raw(b"[1,2]\n");
+    rpc.send_raw(b"\"bash\"\n");
+    rpc.send_raw(b"{\"id\":\"u\",\"type\":\"dance\"}\n");
+    rpc.send_raw(b"{\"id\":\"m\",\"type\":\"bash\"}\n");
+    rpc.send_raw(b"{\"id\":\"t\",\"type\":\"bash\",\"command\":\"ls\",\"timeout\":\"soon\"}\n");
+    rpc.send_raw(b"{\"id\":\"n\"}\n");
+    // Blank lines are skipped; a CRLF ending is fine.
+    rpc.send_raw(b"\n  \r\n");
+    rpc.send_raw(b"{\"id\":\"crlf\",\"type\":\"list_sessions\"}\r\n");
+    let mut invalid = br#"{"id":"utf","type":"bash","command":"echo "#.to_vec();
+    invalid.extend_from_slice(b"\xff\xfe\"}\n");
+    rpc.send_raw(&invalid);
+    rpc.send(json!({"id":"ok","type":"bash","command":"echo still here"}));
+    assert_eq!(rpc.response("ok")["data"]["output"], "still here\n");
+
+    let parse_errors: Vec<Value> =
+        rpc.history.iter().filter(|v| v["type"] == "response" && v.get("id").is_none()).cloned().collect();
+    assert_eq!(parse_errors.len(), 3, "{parse_errors:#?}");
+    assert!(parse_errors.iter().all(|v| v["command"] == "parse"));
+    assert!(error_of(&parse_errors[0]).starts_with("Failed to parse command: "));
+    assert_eq!(error_of(&parse_errors[1]), "expected a JSON object, got an array");
+    assert_eq!(error_of(&parse_errors[2]), "expected a JSON object, got a string");
+
+    let unknown = rpc.response("u");
+    assert_eq!((unknown["command"].as_str(), error_of(&unknown)), (Some("dance"), "Unknown command type: dance"));
+    let missing = rpc.response("m");
+    assert_eq!(
+        (missing["command"].as_str(), error_of(&missing)),
+        (Some("bash"), "invalid bash command: missing field `command`")
+    );
+    let mistyped = rpc.response("t");
+    assert!(error_of(&mistyped).starts_with("invalid bash command: invalid type: string \"soon\""), "{mistyped}");
+    assert_eq!(error_of(&rpc.response("n")), "missing \"type\" field");
+    assert_eq!(rpc.response("crlf")["success"], true);
+    let utf = rpc.response("utf");
+    assert_eq!(
+        (utf["command"].as_str(), error_of(&utf)),
+        (Some("bash"), "line is not valid UTF-8 (invalid byte at offset 42)")
+    );
+    assert_eq!(rpc.finish(), 0);
+    // Exactly one response per non-blank line.
+    assert_eq!(rpc.history.iter().filter(|v| v["type"] == "response").count(), 10, "{:#?}", rpc.history);
+}
+
+#[test]
+fn an_over_long_line_is_refused_without_stopping_the_server() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let mut line = vec![b'x'; 20 * 1024 * 1024];
+    line.push(b'\n');
+    rpc.send_raw(&line);
+    rpc.send(json!({"id":"after","type":"bash","command":"echo answered"}));
+    assert_eq!(rpc.response("after")["data"]["output"], "answered\n");
+    let refused = rpc.history.iter().find(|v| v["command"] == "parse").cloned().unwrap();
+    assert_eq!(error_of(&refused), "line too long: 20971520 bytes (limit 16777216); it was discarded");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn the_end_of_input_aborts_running_commands_answers_them_and_exits_0() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"r1","type":"bash","command":"sleep 100 & echo pid:$!; wait"}));
+    rpc.send(json!({"id":"c1","type":"tool_call","toolCallId":"call_1","name":"bash","arguments":{"command":"sleep 100 & echo pid:$!; wait"}}));
+    let bash_pid = rpc.wait_for_number("r1", "pid:");
+    let tool_pid = rpc.wait_for_tool_number("call_1", "pid:");
+    assert_eq!(rpc.finish(), 0);
+    assert_eq!(rpc.response("r1")["data"]["cancelled"], true);
+    assert_eq!(rpc.tool_event("tool_execution_end", "call_1").1["result"]["details"]["cancelled"], true);
+    assert!(!alive(bash_pid), "the bash command's sleep {bash_pid} survived");
+    assert!(!alive(tool_pid), "the tool call's sleep {tool_pid} survived");
+}
+
+#[test]
+fn the_end_of_input_kills_background_processes_left_by_finished_commands() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"r1","type":"bash","command":"sleep 100 >/dev/null 2>&1 & echo pid:$!"}));
+    rpc.send(json!({"id":"r2","type":"bash","command":"setsid sleep 100 >/dev/null 2>&1 & echo pid:$!"}));
+    let mut pids = Vec::new();
+    for id in ["r1", "r2"] {
+        let data = rpc.response(id)["data"].clone();
+        assert_eq!(data["exitCode"], 0);
+        pids.push(common::number_after(data["output"].as_str().unwrap(), "pid:").unwrap());
+    }
+    assert!(pids.iter().all(|pid| alive(*pid)));
+    assert_eq!(rpc.finish(), 0);
+    for pid in pids {
+        assert!(!alive(pid), "background process {pid} outlived the server");
+    }
+}
+
+#[test]
+fn sigterm_shuts_down_like_the_end_of_input() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"r1","type":"bash","command":"sleep 100 & echo pid:$!; wait"}));
+    let pid = rpc.wait_for_number("r1", "pid:");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(rpc.pid()), nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert_eq!(rpc.wait_exit(), 0);
+    assert_eq!(rpc.response("r1")["data"]["cancelled"], true);
+    assert!(!alive(pid));
+}
+
+#[test]
+fn read_artifact_returns_the_whole_artifact_or_a_window() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"r1","type":"bash","command":"seq 30000"}));
+    assert_eq!(rpc.response("r1")["data"]["artifactId"], 1);
+    let whole: String = (1..=30000).map(|i| format!("{i}\n")).collect();
+    let requests = [
+        (json!({"artifactId": "1"}), whole.as_str()),
+        (json!({"artifactId": 1, "head": 2}), "1\n2\n"),
+        (json!({"artifactId": "artifact://1", "tail": 2}), "29999\n30000\n"),
+        (json!({"artifactId": 1, "lines": "10-12"}), "10\n11\n12\n"),
+        (json!({"artifactId": 1, "grep": "^2999[89]$"}), "29998:29998\n29999:29999\n"),
+    ];
+    for (i, (fields, want)) in requests.iter().enumerate() {
+        let mut request = fields.clone();
+        request["id"] = json!(format!("a{i}"));
+        request["type"] = json!("read_artifact");
+        rpc.send(request);
+        let data = rpc.response(&format!("a{i}"))["data"].clone();
+        assert_eq!(data["content"].as_str(), Some(*want), "{fields}");
+        assert_eq!((data["truncated"].as_bool(), data["artifactId"].as_u64()), (Some(false), Some(1)));
+    }
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn read_artifact_errors_are_the_cores_texts() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"none","type":"read_artifact","artifactId":1}));
+    assert_eq!(error_of(&rpc.response("none")), "No artifacts directory found");
+    rpc.send(json!({"id":"r1","type":"bash","command":"seq 30000"}));
+    rpc.response("r1");
+    let cases = [
+        (json!({"artifactId": "artifact://../x"}), "artifact:// ID must be numeric, got: ../x"),
+        (json!({"artifactId": 9}), "Artifact 9 not found. Available: 1"),
+        (
+            json!({"artifactId": 1, "head": 1, "tail": 1}),
+            "read_artifact takes at most one of head, tail, lines and grep",
+        ),
+        (json!({"artifactId": 1, "lines": "5-2"}), "lines expects \"A-B\" with 1 <= A <= B, got \"5-2\""),
+        (json!({"artifactId": 1, "grep": "("}), "invalid grep pattern: "),
+        (json!({"artifactId": 1, "sessionId": "other"}), "No artifacts directory found"),
+        (
+            json!({"artifactId": true}),
+            "invalid read_artifact command: artifactId must be a string or a non-negative integer",
+        ),
+    ];
+    for (i, (fields, want)) in cases.iter().enumerate() {
+        let mut request = fields.clone();
+        request["id"] = json!(format!("e{i}"));
+        request["type"] = json!("read_artifact");
+        rpc.send(request);
+        let response = rpc.response(&format!("e{i}"));
+        assert_eq!(response["command"], "read_artifact");
+        assert!(error_of(&response).starts_with(want), "{fields}: {response}");
+    }
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn get_state_and_list_sessions_describe_the_server() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"r1","type":"bash","command":"seq 30000","sessionId":"extra"}));
+    rpc.response("r1");
+    rpc.send(json!({"id":"s","type":"get_state","sessionId":"extra"}));
+    let state = rpc.response("s")["data"].clone();
+    assert_eq!(state["sessionId"], "extra");
+    assert_eq!(state["defaultSessionId"], env.session_name());
+    assert_eq!(state["cwd"], env.work().display().to_string());
+    assert_eq!(state["stateDir"], env.state().display().to_string());
+    assert_eq!((state["runningBash"].as_u64(), state["runningToolCalls"].clone()), (Some(0), json!([])));
+    assert_eq!(state["artifacts"], json!([1]));
+    rpc.send(json!({"id":"l","type":"list_sessions"}));
+    let list = rpc.response("l")["data"].clone();
+    let names: Vec<&str> =
+        list["sessions"].as_array().unwrap().iter().map(|s| s["sessionId"].as_str().unwrap()).collect();
+    let mut want = vec![env.session_name(), "extra".to_string()];
+    want.sort();
+    assert_eq!(names, want);
+    assert_eq!(rpc.finish(), 0);
+}

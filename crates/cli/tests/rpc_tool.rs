@@ -1,0 +1,188 @@
+//! `bashrt rpc`: tool calls — event order, live updates, abort by id, concurrency, interception and
+//! argument errors.
+
+mod common;
+
+use common::{alive, fifo, release, Env};
+use serde_json::{json, Value};
+
+fn tool_call(id: &str, call: &str, arguments: Value) -> Value {
+    json!({"id": id, "type": "tool_call", "toolCallId": call, "name": "bash", "arguments": arguments})
+}
+
+#[test]
+fn a_tool_call_is_accepted_then_starts_updates_and_ends() {
+    let env = Env::new();
+    let gate = fifo(env.root.path(), "gate");
+    let mut rpc = env.rpc(&[], &[("GATE", &gate)]);
+    let args = json!({"command": "echo first; read x < \"$GATE\"; echo second"});
+    rpc.send(tool_call("c1", "call_1", args.clone()));
+    let accepted = rpc.response_index("c1");
+    assert_eq!(rpc.history[accepted], json!({"id":"c1","type":"response","command":"tool_call","success":true}));
+    let (start, start_event) = rpc.tool_event("tool_execution_start", "call_1");
+    assert_eq!(start_event, json!({"type":"tool_execution_start","toolCallId":"call_1","toolName":"bash","args":args}));
+    let (update, update_event) = rpc.wait_for("an update with the first line", |v| {
+        v["type"] == "tool_execution_update" && v["partialResult"]["content"][0]["text"] == "first\n"
+    });
+    assert_eq!(update_event["toolName"], "bash");
+    assert_eq!(update_event["args"], args);
+    assert_eq!(update_event["partialResult"]["content"][0]["type"], "text");
+    assert_eq!(update_event["partialResult"]["details"], json!({}));
+    release(&gate);
+    let (end, end_event) = rpc.tool_event("tool_execution_end", "call_1");
+    assert!(accepted < start && start < update && update < end, "{:#?}", rpc.history);
+    assert_eq!(end_event["isError"], false);
+    assert_eq!(end_event["toolName"], "bash");
+    assert_eq!(end_event["result"]["isError"], false);
+    assert_eq!(end_event["result"]["content"][0]["text"], "first\nsecond\n");
+    assert_eq!(end_event["result"]["details"]["exitCode"], 0);
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn abort_ends_one_tool_call_by_id_and_leaves_the_other_running() {
+    let env = Env::new();
+    let gate = fifo(env.root.path(), "gate");
+    let mut rpc = env.rpc(&[], &[("GATE", &gate)]);
+    rpc.send(tool_call("c1", "call_1", json!({"command": "sleep 100 & echo pid:$!; wait"})));
+    rpc.send(tool_call("c2", "call_2", json!({"command": "read x < \"$GATE\"; echo done $x"})));
+    let pid = rpc.wait_for_tool_number("call_1", "pid:");
+    assert!(alive(pid));
+    rpc.send(json!({"id":"a1","type":"abort","toolCallId":"call_1"}));
+    assert_eq!(rpc.response("a1"), json!({"id":"a1","type":"response","command":"abort","success":true}));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(end["isError"], true);
+    assert_eq!(end["result"]["details"]["cancelled"], true);
+    assert_eq!(end["result"]["details"]["failure"], "abort");
+    assert!(!alive(pid), "the aborted call's process {pid} survived");
+    // The id is free once the end event is out: aborting it again is an error.
+    rpc.send(json!({"id":"a2","type":"abort","toolCallId":"call_1"}));
+    let again = rpc.response("a2");
+    assert_eq!(
+        (again["success"].as_bool(), again["error"].as_str()),
+        (Some(false), Some("no running tool call call_1"))
+    );
+    release(&gate);
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_2");
+    assert_eq!(end["isError"], false);
+    assert_eq!(end["result"]["content"][0]["text"], "done go\n");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn two_tool_calls_run_at_once_and_end_in_the_order_they_finish() {
+    let env = Env::new();
+    let (gate1, gate2) = (fifo(env.root.path(), "gate1"), fifo(env.root.path(), "gate2"));
+    let mut rpc = env.rpc(&[], &[("GATE1", &gate1), ("GATE2", &gate2)]);
+    rpc.send(tool_call("c1", "call_1", json!({"command": "read x < \"$GATE1\"; echo one"})));
+    rpc.send(tool_call("c2", "call_2", json!({"command": "read x < \"$GATE2\"; echo two"})));
+    // The second call finishes while the first still waits.
+    release(&gate2);
+    let (second, end2) = rpc.tool_event("tool_execution_end", "call_2");
+    assert_eq!(end2["result"]["content"][0]["text"], "two\n");
+    release(&gate1);
+    let (first, end1) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(end1["result"]["content"][0]["text"], "one\n");
+    assert!(second < first);
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn a_tool_calls_output_spills_into_its_sessions_artifacts() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let mut request = tool_call("c1", "call_1", json!({"command": "seq 30000"}));
+    request["sessionId"] = json!("tools");
+    rpc.send(request);
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(end["result"]["details"]["meta"]["truncation"]["artifactId"], 1, "{end}");
+    assert!(end["result"]["content"][0]["text"].as_str().unwrap().ends_with("Full: artifact://1]"));
+    assert!(env.artifact_path("tools", 1).is_file());
+    assert!(!env.artifact_path(&env.session_name(), 1).exists());
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn interception_blocks_cat_when_the_client_has_a_read_tool() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let mut request = tool_call("c1", "call_1", json!({"command": "cat x"}));
+    request["toolNames"] = json!(["read"]);
+    rpc.send(request);
+    assert_eq!(rpc.response("c1")["success"], true);
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(end["isError"], true);
+    assert_eq!(end["result"]["details"]["interception"]["suggestedTool"], "read", "{end}");
+    assert!(end["result"]["content"][0]["text"].as_str().unwrap().starts_with("Blocked: Use the `read` tool"));
+    // Without a read tool, the same command runs.
+    rpc.send(tool_call("c2", "call_2", json!({"command": "cat x"})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_2");
+    assert!(end["result"]["details"].get("interception").is_none(), "{end}");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn bad_tool_calls_get_error_responses_naming_the_problem() {
+    let env = Env::new();
+    let gate = fifo(env.root.path(), "gate");
+    let mut rpc = env.rpc(&[], &[("GATE", &gate)]);
+    let cases = [
+        (tool_call("e1", "x1", json!({"timeout": 5})), "Invalid arguments for tool bash: missing field `command`"),
+        (tool_call("e2", "x2", json!({"command": 5})), "Invalid arguments for tool bash: invalid type: integer `5`"),
+        (
+            tool_call("e3", "x3", json!({"command": "ls", "sudo": true})),
+            "Invalid arguments for tool bash: unknown field `sudo`",
+        ),
+        (
+            json!({"id":"e4","type":"tool_call","toolCallId":"x4","name":"python","arguments":{"command":"ls"}}),
+            "Unknown tool: python (this server runs: bash)",
+        ),
+        (
+            json!({"id":"e5","type":"tool_call","name":"bash","arguments":{"command":"ls"}}),
+            "invalid tool_call command: missing field `toolCallId`",
+        ),
+    ];
+    for (request, _) in &cases {
+        rpc.send(request.clone());
+    }
+    for (request, error) in &cases {
+        let response = rpc.response(request["id"].as_str().unwrap());
+        assert_eq!(response["command"], "tool_call");
+        assert_eq!(response["success"], false);
+        assert!(response["error"].as_str().unwrap().starts_with(error), "{response}");
+    }
+    // An id that is still running cannot be used twice.
+    rpc.send(tool_call("d1", "same", json!({"command": "read x < \"$GATE\""})));
+    assert_eq!(rpc.response("d1")["success"], true);
+    rpc.send(tool_call("d2", "same", json!({"command": "echo again"})));
+    assert_eq!(rpc.response("d2")["error"], "tool call same is already running");
+    release(&gate);
+    rpc.tool_event("tool_execution_end", "same");
+    // None of the refused calls produced events.
+    assert!(!rpc.history.iter().any(|v| v["type"] == "tool_execution_start" && v["toolCallId"] != "same"));
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn more_than_the_limit_of_running_commands_is_refused() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    for i in 0..64 {
+        rpc.send(tool_call(&format!("c{i}"), &format!("call_{i}"), json!({"command": "sleep 100"})));
+    }
+    for i in 0..64 {
+        assert_eq!(rpc.response(&format!("c{i}"))["success"], true);
+    }
+    rpc.send(tool_call("over", "call_over", json!({"command": "echo no"})));
+    let refused = rpc.response("over");
+    assert_eq!(refused["success"], false);
+    assert!(refused["error"].as_str().unwrap().starts_with("too many running commands (limit 64)"), "{refused}");
+    rpc.send(json!({"id":"b","type":"bash","command":"echo no"}));
+    assert_eq!(rpc.response("b")["success"], false);
+    // The end of input aborts them all; each still ends.
+    assert_eq!(rpc.finish(), 0);
+    for i in 0..64 {
+        let (_, end) = rpc.tool_event("tool_execution_end", &format!("call_{i}"));
+        assert_eq!(end["result"]["details"]["cancelled"], true);
+    }
+}

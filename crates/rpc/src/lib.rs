@@ -1,0 +1,27 @@
+//! bashrt-rpc: the JSON-lines RPC mode — requests on one stream, responses and events on another, one
+//! JSON object per line, in the reference's shapes so its clients work. The protocol: `docs/rpc.md`.
+//!
+//! Promises: input is read independently of running commands (an abort reaches a running command);
+//! every request line gets exactly one `response`, malformed ones included, and the server keeps
+//! serving; memory is bounded per line and per command; at the end of the input every command is
+//! aborted and answered, and every process the server started is killed, before [`Server::serve`]
+//! returns.
+//!
+//! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands,
+//! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `artifact`
+//! reads artifacts, `output` writes every line, `scope` finds the processes left behind.
+
+mod artifact;
+mod lines;
+mod live;
+mod output;
+mod queue;
+mod request;
+mod scope;
+mod server;
+
+pub use artifact::MAX_READ_BYTES;
+pub use lines::MAX_LINE_BYTES;
+pub use live::{LIVE_INTERVAL, LIVE_MAX_BYTES};
+pub use scope::SCOPE_ENV;
+pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle, MAX_RUNNING, MAX_SESSIONS};

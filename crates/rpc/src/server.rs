@@ -1,0 +1,626 @@
+//! The server: reads requests on its own thread, dispatches them on the calling thread, runs every
+//! command that takes time (`bash`, `tool_call`, `read_artifact`) on a thread of its own, and shuts down
+//! cleanly.
+//!
+//! Promises: input is read while commands run, so `abort_bash` and `abort` reach a running command; one
+//! session's `bash` commands run one at a time in arrival order ([`crate::queue`]), everything else runs
+//! concurrently; at most [`MAX_RUNNING`] commands run or wait at once (more are refused with an error
+//! response); every request line gets exactly one `response` (blank lines are skipped); at the end of
+//! the input (or on [`ShutdownHandle::shutdown`]) every running command is aborted and waited for — each
+//! still sends its response and events — and then every process the server started that is still
+//! alive is killed ([`crate::scope`]).
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use bashrt_core::agent_session::{AgentSession, BashOptions};
+use bashrt_core::artifact::ArtifactError;
+use bashrt_core::exec::{Executor, OneShotExecutor};
+use bashrt_core::session::{SessionError, SessionName, StateDir};
+use bashrt_core::settings::Settings;
+use bashrt_core::tool::{BashParams, BashTool, CallContext};
+use bashrt_core::CancelToken;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::artifact::{self, ReadError};
+use crate::lines::{Frame, LineReader, MAX_LINE_BYTES};
+use crate::live::LiveStream;
+use crate::output::{Output, TOOL_NAME};
+use crate::queue::{Place, SessionQueue};
+use crate::request::{self, AbortRequest, BashRequest, ReadArtifactRequest, Request, SessionOnly, ToolCallRequest};
+use crate::scope::Scope;
+
+/// The most commands running at once, all sessions together.
+pub const MAX_RUNNING: usize = 64;
+
+/// The most sessions one server keeps.
+pub const MAX_SESSIONS: usize = 1024;
+
+/// Lines read ahead of the dispatcher (each up to [`MAX_LINE_BYTES`], so input memory stays ~2 lines).
+const INPUT_QUEUE: usize = 1;
+
+/// How the server is set up.
+pub struct ServerConfig {
+    pub settings: Settings,
+    /// The session of requests without `sessionId`.
+    pub default_session: SessionName,
+    /// Where sessions start, and what tool calls resolve a relative `cwd` against.
+    pub cwd: PathBuf,
+    /// Where sessions keep artifacts and logs; `None` disables `bash`, artifacts and `read_artifact`.
+    pub state: Option<StateDir>,
+    pub executor: Arc<dyn Executor>,
+}
+
+impl ServerConfig {
+    /// The one-shot executor, the given settings, session and state.
+    pub fn new(settings: Settings, default_session: SessionName, cwd: PathBuf, state: Option<StateDir>) -> Self {
+        Self { settings, default_session, cwd, state, executor: Arc::new(OneShotExecutor) }
+    }
+}
+
+/// Why [`Server::serve`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The input reached its end.
+    InputClosed,
+    /// [`ShutdownHandle::shutdown`] was called (a signal, in the binary).
+    Shutdown,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Reading the input failed; the server shut down as at the end of the input.
+    #[error("cannot read the input: {0}")]
+    Input(io::Error),
+    #[error("cannot start the input thread: {0}")]
+    Thread(io::Error),
+}
+
+/// Why one command was refused (its error response says this).
+#[derive(Debug, thiserror::Error)]
+enum CommandError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("too many sessions (limit {MAX_SESSIONS})")]
+    TooManySessions,
+    #[error("too many running commands (limit {MAX_RUNNING}); wait for one to end or abort one")]
+    Busy,
+    #[error("Unknown tool: {0} (this server runs: {TOOL_NAME})")]
+    UnknownTool(String),
+    #[error("Invalid arguments for tool {TOOL_NAME}: {0}")]
+    InvalidArguments(String),
+    #[error("tool call {0} is already running")]
+    DuplicateToolCall(String),
+    #[error("no running tool call {0}")]
+    NoSuchToolCall(String),
+    #[error("cannot create a cancel token: {0}")]
+    Cancel(io::Error),
+    #[error("cannot start a thread: {0}")]
+    Thread(io::Error),
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}
+
+impl From<ArtifactError> for CommandError {
+    fn from(e: ArtifactError) -> Self {
+        CommandError::Read(ReadError::Artifact(e))
+    }
+}
+
+enum Event {
+    Frame(Frame),
+    End(Option<io::Error>),
+    Shutdown,
+}
+
+/// Ends [`Server::serve`] as the end of the input would; callable from any thread (a signal thread).
+#[derive(Clone)]
+pub struct ShutdownHandle(SyncSender<Event>);
+
+impl ShutdownHandle {
+    pub fn shutdown(&self) {
+        // A server that already ended has nothing to shut down.
+        let _ = self.0.send(Event::Shutdown);
+    }
+}
+
+/// A JSON-lines server over one input and one output.
+pub struct Server {
+    config: ServerConfig,
+    sender: SyncSender<Event>,
+    events: Receiver<Event>,
+}
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Self {
+        let (sender, events) = sync_channel(INPUT_QUEUE);
+        Self { config, sender, events }
+    }
+
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle(self.sender.clone())
+    }
+
+    /// Serves until the input ends or a shutdown is asked for; returns after every command ended and
+    /// every process it started was killed. The thread reading `input` is left blocked in its read if
+    /// the input never ends (it exits with the process).
+    pub fn serve(
+        self,
+        input: impl Read + Send + 'static,
+        output: impl Write + Send + 'static,
+    ) -> Result<Ending, ServeError> {
+        let Server { config, sender, events } = self;
+        let shared = Arc::new(Shared::new(config, Output::new(output)));
+        std::thread::Builder::new()
+            .name("rpc-input".into())
+            .spawn(move || read_input(input, sender))
+            .map_err(ServeError::Thread)?;
+        let mut workers = Vec::new();
+        let ending = loop {
+            match events.recv() {
+                Ok(Event::Frame(frame)) => {
+                    workers.retain(|w: &JoinHandle<()>| !w.is_finished());
+                    dispatch(&shared, frame, &mut workers);
+                }
+                Ok(Event::End(None)) | Err(_) => break Ok(Ending::InputClosed),
+                Ok(Event::End(Some(e))) => break Err(ServeError::Input(e)),
+                Ok(Event::Shutdown) => break Ok(Ending::Shutdown),
+            }
+        };
+        shared.abort_all();
+        for worker in workers {
+            if worker.join().is_err() {
+                tracing::error!("a command thread panicked");
+            }
+        }
+        let grace = Duration::from_millis(shared.settings.kill_grace_ms);
+        let killed = shared.scope.kill_all(grace);
+        if killed > 0 {
+            tracing::info!("killed {killed} process(es) left running by commands");
+        }
+        ending
+    }
+}
+
+fn read_input(input: impl Read, sender: SyncSender<Event>) {
+    let mut reader = LineReader::new(input, MAX_LINE_BYTES);
+    loop {
+        let event = match reader.next_frame() {
+            Ok(Some(frame)) => Event::Frame(frame),
+            Ok(None) => Event::End(None),
+            Err(e) => Event::End(Some(e)),
+        };
+        let last = matches!(event, Event::End(_));
+        if sender.send(event).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// What a running command is, for aborts and `get_state`.
+enum Kind {
+    Bash { session: String },
+    Tool { tool_call_id: String },
+    ReadArtifact,
+}
+
+struct Running {
+    kind: Kind,
+    cancel: Option<CancelToken>,
+}
+
+#[derive(Default)]
+struct Calls {
+    next: u64,
+    running: HashMap<u64, Running>,
+}
+
+/// What every thread of a server shares.
+struct Shared {
+    settings: Arc<Settings>,
+    default_session: SessionName,
+    cwd: PathBuf,
+    state: Option<StateDir>,
+    executor: Arc<dyn Executor>,
+    tool: BashTool,
+    output: Output,
+    scope: Scope,
+    sessions: Mutex<HashMap<String, SessionEntry>>,
+    calls: Mutex<Calls>,
+}
+
+/// A session and the queue of its `bash` commands.
+#[derive(Clone)]
+struct SessionEntry {
+    session: Arc<AgentSession>,
+    queue: Arc<SessionQueue>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    fn new(config: ServerConfig, output: Output) -> Self {
+        let scope = Scope::new();
+        let mut settings = config.settings;
+        // Tag every process the server starts, so shutdown can find the ones left running.
+        settings.env.push(scope.env());
+        let tool = BashTool::with_executor(settings.clone(), config.executor.clone());
+        for warning in tool.warnings() {
+            tracing::warn!("{warning}");
+        }
+        Self {
+            settings: Arc::new(settings),
+            default_session: config.default_session,
+            cwd: config.cwd,
+            state: config.state,
+            executor: config.executor,
+            tool,
+            output,
+            scope,
+            sessions: Mutex::new(HashMap::new()),
+            calls: Mutex::new(Calls::default()),
+        }
+    }
+
+    fn session_name(&self, id: Option<&str>) -> Result<SessionName, SessionError> {
+        id.map_or_else(|| Ok(self.default_session.clone()), SessionName::parse)
+    }
+
+    /// The session of `id`, created on first use.
+    fn agent_session(&self, id: Option<&str>) -> Result<SessionEntry, CommandError> {
+        let name = self.session_name(id)?;
+        let state = self.state.as_ref().ok_or(SessionError::NoStateDir)?;
+        let mut sessions = lock(&self.sessions);
+        if let Some(entry) = sessions.get(name.as_str()) {
+            return Ok(entry.clone());
+        }
+        if sessions.len() >= MAX_SESSIONS {
+            return Err(CommandError::TooManySessions);
+        }
+        let session = Arc::new(AgentSession::new(
+            name.as_str().to_string(),
+            state.session(&name),
+            self.cwd.clone(),
+            self.settings.clone(),
+            self.executor.clone(),
+        ));
+        let entry = SessionEntry { session, queue: Arc::default() };
+        sessions.insert(name.as_str().to_string(), entry.clone());
+        Ok(entry)
+    }
+
+    /// Wakes the queued `bash` commands of every session, so aborted ones stop waiting.
+    fn wake_queues(&self) {
+        for entry in lock(&self.sessions).values() {
+            entry.queue.wake();
+        }
+    }
+
+    /// Takes a slot for a command, or refuses when [`MAX_RUNNING`] run already.
+    fn register(self: &Arc<Self>, kind: Kind, cancel: Option<CancelToken>) -> Result<Slot, CommandError> {
+        let mut calls = lock(&self.calls);
+        if calls.running.len() >= MAX_RUNNING {
+            return Err(CommandError::Busy);
+        }
+        if let Kind::Tool { tool_call_id } = &kind {
+            if calls.running.values().any(|r| matches!(&r.kind, Kind::Tool { tool_call_id: t } if t == tool_call_id)) {
+                return Err(CommandError::DuplicateToolCall(tool_call_id.clone()));
+            }
+        }
+        calls.next += 1;
+        let key = calls.next;
+        calls.running.insert(key, Running { kind, cancel });
+        Ok(Slot { shared: self.clone(), key })
+    }
+
+    fn abort_all(&self) {
+        for running in lock(&self.calls).running.values() {
+            if let Some(cancel) = &running.cancel {
+                cancel.cancel();
+            }
+        }
+        self.wake_queues();
+    }
+}
+
+/// A command's place among the running ones; dropping it frees the place (also on a panic).
+struct Slot {
+    shared: Arc<Shared>,
+    key: u64,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        lock(&self.shared.calls).running.remove(&self.key);
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, CommandError> {
+    std::thread::Builder::new().name(name.into()).spawn(f).map_err(CommandError::Thread)
+}
+
+/// Handles one input line. Quick commands answer here; others answer from their thread.
+fn dispatch(shared: &Arc<Shared>, frame: Frame, workers: &mut Vec<JoinHandle<()>>) {
+    if matches!(&frame, Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace)) {
+        return;
+    }
+    let envelope = match request::parse(frame) {
+        Ok(envelope) => envelope,
+        Err(rejected) => {
+            shared.output.fail(rejected.id.as_ref(), &rejected.command, &rejected.error.to_string());
+            return;
+        }
+    };
+    let id = envelope.id;
+    let command = envelope.request.command();
+    let started = match envelope.request {
+        Request::Bash(req) => start_bash(shared, id.clone(), req),
+        Request::ToolCall(req) => start_tool_call(shared, id.clone(), req),
+        Request::ReadArtifact(req) => start_read_artifact(shared, id.clone(), req),
+        Request::AbortBash(req) => abort_bash(shared, id.as_ref(), &req).map(|()| None),
+        Request::Abort(req) => abort(shared, id.as_ref(), &req).map(|()| None),
+        Request::GetState(req) => get_state(shared, id.as_ref(), &req).map(|()| None),
+        Request::ListSessions => {
+            list_sessions(shared, id.as_ref());
+            Ok(None)
+        }
+    };
+    match started {
+        Ok(Some(worker)) => workers.push(worker),
+        Ok(None) => {}
+        Err(e) => shared.output.fail(id.as_ref(), command, &e.to_string()),
+    }
+}
+
+/// `bash`: session-level execution; live `bash_update` events, then the response with the result.
+fn start_bash(
+    shared: &Arc<Shared>,
+    id: Option<Value>,
+    req: BashRequest,
+) -> Result<Option<JoinHandle<()>>, CommandError> {
+    let SessionEntry { session, queue } = shared.agent_session(req.session_id.as_deref())?;
+    let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
+    let slot = shared.register(Kind::Bash { session: session.id().to_string() }, Some(cancel.clone()))?;
+    let place = queue.enter();
+    let shared = shared.clone();
+    spawn("rpc-bash", move || run_bash(&shared, slot, place, id, &session, &req, cancel)).map(Some)
+}
+
+fn run_bash(
+    shared: &Arc<Shared>,
+    slot: Slot,
+    place: Place,
+    id: Option<Value>,
+    session: &AgentSession,
+    req: &BashRequest,
+    cancel: CancelToken,
+) {
+    // Aborted while waiting: the executor sees the cancelled token and starts nothing.
+    place.wait_turn(&cancel);
+    let live = Arc::new(LiveStream::new());
+    let pump = {
+        let (live, shared, id, session_id) = (live.clone(), shared.clone(), id.clone(), session.id().to_string());
+        spawn("rpc-bash-live", move || {
+            live.pump(|chunk, skipped| shared.output.bash_update(id.as_ref(), &session_id, chunk, skipped))
+        })
+    };
+    let pump = pump.map_err(|e| tracing::warn!("no live output for this bash command: {e}")).ok();
+    let mut push = |chunk: &[u8]| live.push(chunk);
+    let options = BashOptions {
+        timeout: req.timeout,
+        cancel: Some(cancel),
+        on_chunk: if pump.is_some() { Some(&mut push) } else { None },
+    };
+    let result = session.execute_bash(&req.command, options);
+    live.finish();
+    if let Some(pump) = pump {
+        if pump.join().is_err() {
+            tracing::error!("the live output thread panicked");
+        }
+    }
+    drop(slot);
+    match &result.error {
+        None => shared.output.ok_with(id.as_ref(), "bash", &result),
+        Some(error) => shared.output.fail_with(id.as_ref(), "bash", error, &result),
+    }
+    // Only now may the session's next command start: its output comes after this response.
+    drop(place);
+}
+
+/// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`.
+fn start_tool_call(
+    shared: &Arc<Shared>,
+    id: Option<Value>,
+    req: ToolCallRequest,
+) -> Result<Option<JoinHandle<()>>, CommandError> {
+    if req.name != TOOL_NAME {
+        return Err(CommandError::UnknownTool(req.name));
+    }
+    let params: BashParams =
+        serde_json::from_value(req.arguments.clone()).map_err(|e| CommandError::InvalidArguments(e.to_string()))?;
+    let name = shared.session_name(req.session_id.as_deref())?;
+    let artifacts = shared.state.as_ref().map(|state| state.session(&name).artifacts());
+    let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
+    let slot = shared.register(Kind::Tool { tool_call_id: req.tool_call_id.clone() }, Some(cancel.clone()))?;
+    // The worker waits for the accepted response to be written, so it always comes first.
+    let (accepted, wait_accepted) = sync_channel::<()>(1);
+    let worker = {
+        let shared = shared.clone();
+        spawn("rpc-tool-call", move || {
+            let _ = wait_accepted.recv();
+            let ToolCallRequest { tool_call_id, arguments, tool_names, .. } = req;
+            shared.output.tool_start(&tool_call_id, &arguments);
+            let mut on_update = |text: &str| shared.output.tool_update(&tool_call_id, &arguments, text);
+            let ctx = CallContext {
+                session_cwd: shared.cwd.clone(),
+                artifacts,
+                tool_names,
+                cancel,
+                on_update: Some(&mut on_update),
+            };
+            let result = shared.tool.execute(&params, ctx);
+            // Free the id first: once the end event is out, the client may reuse it.
+            drop(slot);
+            shared.output.tool_end(&tool_call_id, &result);
+        })?
+    };
+    shared.output.ok(id.as_ref(), "tool_call");
+    let _ = accepted.send(());
+    Ok(Some(worker))
+}
+
+/// `read_artifact`: runs on its own thread (a grep over a large artifact takes a while).
+fn start_read_artifact(
+    shared: &Arc<Shared>,
+    id: Option<Value>,
+    req: ReadArtifactRequest,
+) -> Result<Option<JoinHandle<()>>, CommandError> {
+    let window = artifact::window_of(&req)?;
+    let name = shared.session_name(req.session_id.as_deref())?;
+    let dir = shared.state.as_ref().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
+    let slot = shared.register(Kind::ReadArtifact, None)?;
+    let shared = shared.clone();
+    spawn("rpc-read-artifact", move || {
+        let read = artifact::read(&dir, &req.artifact_id, &window);
+        drop(slot);
+        match read {
+            Ok(content) => shared.output.ok_with(id.as_ref(), "read_artifact", &content),
+            Err(e) => shared.output.fail(id.as_ref(), "read_artifact", &e.to_string()),
+        }
+    })
+    .map(Some)
+}
+
+#[derive(Serialize)]
+struct Aborted {
+    aborted: usize,
+}
+
+/// `abort_bash`: aborts every running `bash` command of the session (none running is not an error).
+fn abort_bash(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(), CommandError> {
+    let name = shared.session_name(req.session_id.as_deref())?;
+    let mut aborted = 0;
+    for running in lock(&shared.calls).running.values() {
+        if let (Kind::Bash { session }, Some(cancel)) = (&running.kind, &running.cancel) {
+            if session == name.as_str() {
+                cancel.cancel();
+                aborted += 1;
+            }
+        }
+    }
+    shared.wake_queues();
+    shared.output.ok_with(id, "abort_bash", &Aborted { aborted });
+    Ok(())
+}
+
+/// `abort`: aborts one running tool call by its id.
+fn abort(shared: &Shared, id: Option<&Value>, req: &AbortRequest) -> Result<(), CommandError> {
+    let calls = lock(&shared.calls);
+    let found = calls.running.values().find_map(|r| match (&r.kind, &r.cancel) {
+        (Kind::Tool { tool_call_id }, Some(cancel)) if *tool_call_id == req.tool_call_id => Some(cancel),
+        _ => None,
+    });
+    let Some(cancel) = found else { return Err(CommandError::NoSuchToolCall(req.tool_call_id.clone())) };
+    cancel.cancel();
+    drop(calls);
+    shared.output.ok(id, "abort");
+    Ok(())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct State {
+    session_id: String,
+    default_session_id: String,
+    /// Where the session's next `bash` command starts.
+    cwd: String,
+    state_dir: Option<String>,
+    running_bash: usize,
+    running_tool_calls: Vec<String>,
+    artifacts: Vec<u64>,
+}
+
+/// `get_state`: one session as the server sees it (without creating it).
+fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(), CommandError> {
+    let name = shared.session_name(req.session_id.as_deref())?;
+    let cwd = lock(&shared.sessions).get(name.as_str()).map_or_else(|| shared.cwd.clone(), |e| e.session.cwd());
+    let (running_bash, mut running_tool_calls) = {
+        let calls = lock(&shared.calls);
+        let bash =
+            calls.running.values().filter(|r| matches!(&r.kind, Kind::Bash { session } if session == name.as_str()));
+        let tools = calls.running.values().filter_map(|r| match &r.kind {
+            Kind::Tool { tool_call_id } => Some(tool_call_id.clone()),
+            _ => None,
+        });
+        (bash.count(), tools.collect::<Vec<_>>())
+    };
+    running_tool_calls.sort();
+    let artifacts = shared
+        .state
+        .as_ref()
+        .map(|state| state.session(&name).artifacts().list().into_iter().map(|a| a.0).collect())
+        .unwrap_or_default();
+    let state = State {
+        session_id: name.as_str().to_string(),
+        default_session_id: shared.default_session.as_str().to_string(),
+        cwd: cwd.display().to_string(),
+        state_dir: shared.state.as_ref().map(|s| s.path().display().to_string()),
+        running_bash,
+        running_tool_calls,
+        artifacts,
+    };
+    shared.output.ok_with(id, "get_state", &state);
+    Ok(())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionInfo {
+    session_id: String,
+    cwd: String,
+    running_bash: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionList {
+    default_session_id: String,
+    sessions: Vec<SessionInfo>,
+}
+
+/// `list_sessions`: the sessions this server has used (the default one always).
+fn list_sessions(shared: &Shared, id: Option<&Value>) {
+    let mut sessions: Vec<(String, PathBuf)> =
+        lock(&shared.sessions).values().map(|e| (e.session.id().to_string(), e.session.cwd())).collect();
+    if !sessions.iter().any(|(name, _)| name == shared.default_session.as_str()) {
+        sessions.push((shared.default_session.as_str().to_string(), shared.cwd.clone()));
+    }
+    sessions.sort();
+    let calls = lock(&shared.calls);
+    let sessions = sessions
+        .into_iter()
+        .map(|(session_id, cwd)| SessionInfo {
+            running_bash: calls
+                .running
+                .values()
+                .filter(|r| matches!(&r.kind, Kind::Bash { session } if *session == session_id))
+                .count(),
+            session_id,
+            cwd: cwd.display().to_string(),
+        })
+        .collect();
+    drop(calls);
+    shared.output.ok_with(
+        id,
+        "list_sessions",
+        &SessionList { default_session_id: shared.default_session.as_str().to_string(), sessions },
+    );
+}
