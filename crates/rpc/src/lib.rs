@@ -9,7 +9,7 @@
 //!
 //! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands,
 //! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `artifact`
-//! reads artifacts, `output` writes every line, `scope` finds the processes left behind.
+//! reads artifacts, `output` writes every line; the core reaper stops the processes left behind.
 
 mod artifact;
 mod lines;
@@ -17,11 +17,9 @@ mod live;
 mod output;
 mod queue;
 mod request;
-mod scope;
 mod server;
 
 pub use artifact::MAX_READ_BYTES;
 pub use lines::MAX_LINE_BYTES;
 pub use live::{LIVE_INTERVAL, LIVE_MAX_BYTES};
-pub use scope::SCOPE_ENV;
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle, MAX_RUNNING, MAX_SESSIONS};

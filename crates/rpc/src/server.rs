@@ -8,7 +8,7 @@
 //! response); every request line gets exactly one `response` (blank lines are skipped); at the end of
 //! the input (or on [`ShutdownHandle::shutdown`]) every running command is aborted and waited for — each
 //! still sends its response and events — and then every process the server started that is still
-//! alive is killed ([`crate::scope`]).
+//! alive is killed ([`bashrt_core::reaper`]).
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
@@ -34,7 +34,6 @@ use crate::live::LiveStream;
 use crate::output::{Output, TOOL_NAME};
 use crate::queue::{Place, SessionQueue};
 use crate::request::{self, AbortRequest, BashRequest, ReadArtifactRequest, Request, SessionOnly, ToolCallRequest};
-use crate::scope::Scope;
 
 /// The most commands running at once, all sessions together.
 pub const MAX_RUNNING: usize = 64;
@@ -180,7 +179,7 @@ impl Server {
             }
         }
         let grace = Duration::from_millis(shared.settings.kill_grace_ms);
-        let killed = shared.scope.kill_all(grace);
+        let killed = bashrt_core::reaper::Reaper::global().terminate_all(grace);
         if killed > 0 {
             tracing::info!("killed {killed} process(es) left running by commands");
         }
@@ -230,7 +229,6 @@ struct Shared {
     executor: Arc<dyn Executor>,
     tool: BashTool,
     output: Output,
-    scope: Scope,
     sessions: Mutex<HashMap<String, SessionEntry>>,
     calls: Mutex<Calls>,
 }
@@ -248,10 +246,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     fn new(config: ServerConfig, output: Output) -> Self {
-        let scope = Scope::new();
-        let mut settings = config.settings;
-        // Tag every process the server starts, so shutdown can find the ones left running.
-        settings.env.push(scope.env());
+        let settings = config.settings;
         let tool = BashTool::with_executor(settings.clone(), config.executor.clone());
         for warning in tool.warnings() {
             tracing::warn!("{warning}");
@@ -264,7 +259,6 @@ impl Shared {
             executor: config.executor,
             tool,
             output,
-            scope,
             sessions: Mutex::new(HashMap::new()),
             calls: Mutex::new(Calls::default()),
         }

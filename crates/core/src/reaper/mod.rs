@@ -10,6 +10,9 @@
 use std::ffi::OsString;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+mod sweep;
 
 /// The environment variable that marks processes started by this runtime.
 pub const MARKER_VAR: &str = "BASHRT_RUNTIME";
@@ -82,6 +85,12 @@ impl Reaper {
 
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// Stops every live process this runtime started: SIGTERM, `grace`, SIGKILL (several rounds). For an
+    /// orderly shutdown; returns how many processes were signalled.
+    pub fn terminate_all(&self, grace: Duration) -> usize {
+        sweep::terminate_marked(MARKER_VAR, &self.token, grace)
     }
 
     /// Kills every process this runtime started, now, and waits until the sweep is done. For an orderly

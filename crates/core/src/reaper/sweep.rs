@@ -1,83 +1,51 @@
-//! The processes a server started, found again at shutdown so none outlives it.
-//!
-//! The executor leaves background processes running when a command ends (a user may start a server on
-//! purpose), and the core offers no handle on them. So every command the RPC server runs gets
-//! `BASHRT_RPC_SCOPE=<token>` in its environment, which its descendants inherit; at shutdown
-//! [`Scope::kill_all`] finds the live processes whose environment holds the token (via `/proc`) and
-//! kills them: SIGTERM, a grace period, then SIGKILL. Each process is pinned with a pidfd before it is
-//! checked and signalled, so a recycled pid is never hit. A process that scrubbed its environment
-//! (`env -u BASHRT_RPC_SCOPE …`, `env -i`) escapes on purpose — that is the documented way to keep one.
+//! The orderly sweep: at a clean shutdown, every live process carrying the runtime's marker gets SIGTERM,
+//! a grace period, then SIGKILL. Each process is pinned with a pidfd before it is checked and signalled,
+//! so a recycled pid is never hit. A process that scrubbed its environment (`env -u BASHRT_RUNTIME …`,
+//! `env -i`) escapes on purpose — that is the documented way to keep one running.
 
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-/// The variable that marks the processes of one server.
-pub const SCOPE_ENV: &str = "BASHRT_RPC_SCOPE";
-
-/// Rounds of scan-and-kill at shutdown (a dying process may still fork once).
+/// Rounds of scan-and-kill (a dying process may still fork once).
 const ROUNDS: usize = 3;
 
-#[derive(Debug, Clone)]
-pub struct Scope {
-    token: String,
-}
-
-impl Scope {
-    /// A token unique to this process and moment.
-    pub fn new() -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        Self { token: format!("{}-{nanos}", std::process::id()) }
-    }
-
-    /// The variable to add to every command's environment.
-    pub fn env(&self) -> (String, String) {
-        (SCOPE_ENV.to_string(), self.token.clone())
-    }
-
-    /// Kills every live process of this scope; returns how many were signalled.
-    pub fn kill_all(&self, grace: Duration) -> usize {
-        let mut signalled = 0;
-        for round in 0..ROUNDS {
-            let members = self.members();
-            if members.is_empty() {
-                break;
-            }
-            signalled += members.len();
-            if round == 0 && !grace.is_zero() {
-                for m in &members {
-                    m.signal(libc::SIGTERM);
-                }
-                wait_for_exit(&members, grace);
-            }
-            for m in &members {
-                m.signal(libc::SIGKILL);
-            }
-            wait_for_exit(&members, Duration::from_secs(1));
+/// Kills every live process whose environment holds `MARKER=token`; returns how many were signalled.
+pub fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
+    let needle = format!("{marker}={token}").into_bytes();
+    let mut signalled = 0;
+    for round in 0..ROUNDS {
+        let members = members(&needle);
+        if members.is_empty() {
+            break;
         }
-        signalled
+        signalled += members.len();
+        if round == 0 && !grace.is_zero() {
+            for m in &members {
+                m.signal(libc::SIGTERM);
+            }
+            wait_for_exit(&members, grace);
+        }
+        for m in &members {
+            m.signal(libc::SIGKILL);
+        }
+        wait_for_exit(&members, Duration::from_secs(1));
     }
-
-    /// The live processes whose environment carries this scope's token.
-    fn members(&self) -> Vec<Member> {
-        let needle = format!("{SCOPE_ENV}={}", self.token).into_bytes();
-        let own = std::process::id() as i32;
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        entries
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| *pid != own && has_entry(*pid, &needle))
-            .filter_map(|pid| {
-                let member = Member::open(pid)?;
-                // Pinned now: check again, the pid may have been recycled since the first look.
-                has_entry(pid, &needle).then_some(member)
-            })
-            .collect()
-    }
+    signalled
 }
 
-impl Default for Scope {
-    fn default() -> Self {
-        Self::new()
-    }
+/// The live processes whose environment carries the needle (never ourselves).
+fn members(needle: &[u8]) -> Vec<Member> {
+    let own = std::process::id() as i32;
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| *pid != own && has_entry(*pid, needle))
+        .filter_map(|pid| {
+            let member = Member::open(pid)?;
+            // Pinned now: check again, the pid may have been recycled since the first look.
+            has_entry(pid, needle).then_some(member)
+        })
+        .collect()
 }
 
 fn has_entry(pid: i32, needle: &[u8]) -> bool {
