@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use bashrt_core::session::SessionName;
 use bashrt_core::settings::Settings;
 
 /// Loads settings from the file (explicit or default) and applies `--set` overrides.
@@ -23,4 +24,38 @@ pub fn load_settings(file: Option<&PathBuf>, overrides: &[String]) -> Result<Set
         eprintln!("bashrt: warning: {w}");
     }
     Ok(settings)
+}
+
+/// Options every mode shares: which session, which settings.
+#[derive(clap::Args)]
+pub struct CommonArgs {
+    /// Session name (default: one session per working directory, so artifact ids keep counting there).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Override one setting: KEY=VALUE (VALUE is JSON, or a plain string).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// What a mode starts from.
+pub struct Setup {
+    pub settings: Settings,
+    pub cwd: PathBuf,
+    pub session: SessionName,
+}
+
+impl CommonArgs {
+    /// Settings, the current directory and the session name; an error is a message for the user.
+    pub fn setup(&self) -> Result<Setup, String> {
+        let settings = load_settings(self.settings.as_ref(), &self.set)?;
+        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+        let session = match self.session.as_deref() {
+            Some(name) => SessionName::parse(name).map_err(|e| e.to_string())?,
+            None => SessionName::for_cwd(&cwd),
+        };
+        Ok(Setup { settings, cwd, session })
+    }
 }

@@ -2,16 +2,15 @@
 //! result with `--json`). Ctrl-C aborts the command, kills its process tree and prints the partial result.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bashrt_core::outcome::Outcome;
 use bashrt_core::result::{Failure, ToolResult};
-use bashrt_core::session::{SessionName, StateDir};
+use bashrt_core::session::StateDir;
 use bashrt_core::tool::{BashParams, BashTool, CallContext};
 use bashrt_core::CancelToken;
 
-use crate::config::load_settings;
+use crate::config::{CommonArgs, Setup};
 use crate::{fail, EXIT_REFUSED};
 
 #[derive(clap::Args)]
@@ -34,35 +33,17 @@ pub struct RunArgs {
     /// Tools the caller has, comma separated (interception suggests only these).
     #[arg(long, value_delimiter = ',')]
     tools: Vec<String>,
-    /// Session name (default: one session per working directory).
-    #[arg(long)]
-    session: Option<String>,
-    /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).
-    #[arg(long)]
-    settings: Option<PathBuf>,
-    /// Override one setting for this call: KEY=VALUE (VALUE is JSON, or a plain string).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    common: CommonArgs,
     /// The command; several words are joined with spaces.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    let settings = match load_settings(args.settings.as_ref(), &args.set) {
-        Ok(s) => s,
+    let Setup { settings, cwd: session_cwd, session: name } = match args.common.setup() {
+        Ok(setup) => setup,
         Err(e) => return fail(e),
-    };
-    let session_cwd = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => return fail(format!("cannot read the current directory: {e}")),
-    };
-    let name = match args.session.as_deref() {
-        Some(n) => match SessionName::parse(n) {
-            Ok(n) => n,
-            Err(e) => return fail(e),
-        },
-        None => SessionName::for_cwd(&session_cwd),
     };
     // Without a state directory the call still runs; its output just cannot spill.
     let artifacts = match StateDir::from_env() {

@@ -2,43 +2,24 @@
 //! protocol lines; diagnostics go to stderr. SIGINT, SIGTERM and SIGHUP end it like the end of stdin:
 //! running commands are aborted and answered, leftover processes killed, then it exits 0.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bashrt_core::session::{SessionName, StateDir};
+use bashrt_core::session::StateDir;
 use bashrt_rpc::{Server, ServerConfig, ShutdownHandle};
 
-use crate::config::load_settings;
+use crate::config::{CommonArgs, Setup};
 use crate::fail;
 
 #[derive(clap::Args)]
 pub struct RpcArgs {
-    /// The session of requests without `sessionId` (default: one session per working directory).
-    #[arg(long)]
-    session: Option<String>,
-    /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).
-    #[arg(long)]
-    settings: Option<PathBuf>,
-    /// Override one setting: KEY=VALUE (VALUE is JSON, or a plain string).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
+    #[command(flatten)]
+    common: CommonArgs,
 }
 
 pub fn run(args: RpcArgs) -> ExitCode {
-    let settings = match load_settings(args.settings.as_ref(), &args.set) {
-        Ok(s) => s,
+    let Setup { settings, cwd, session } = match args.common.setup() {
+        Ok(setup) => setup,
         Err(e) => return fail(e),
-    };
-    let cwd = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => return fail(format!("cannot read the current directory: {e}")),
-    };
-    let session = match args.session.as_deref() {
-        Some(name) => match SessionName::parse(name) {
-            Ok(name) => name,
-            Err(e) => return fail(e),
-        },
-        None => SessionName::for_cwd(&cwd),
     };
     // Without a state directory tool calls still run (their output just cannot spill).
     let state = match StateDir::from_env() {

@@ -443,7 +443,7 @@ fn is_utf8_continuation(byte: u8) -> bool {
 }
 
 /// The length of `bytes` without a UTF-8 sequence cut short at its end.
-fn complete_utf8_len(bytes: &[u8]) -> usize {
+pub fn complete_utf8_len(bytes: &[u8]) -> usize {
     let len = bytes.len();
     for back in 1..=len.min(4) {
         let byte = bytes[len - back];

@@ -114,25 +114,7 @@ impl LiveStream {
     }
 }
 
-/// The length of `bytes` without a UTF-8 sequence that is cut off at its end (invalid bytes count as
-/// complete: they become U+FFFD either way).
-pub(crate) fn complete_prefix_len(bytes: &[u8]) -> usize {
-    let len = bytes.len();
-    for back in 1..=len.min(4) {
-        let b = bytes[len - back];
-        if b & 0xC0 == 0x80 {
-            continue;
-        }
-        let needed = match b {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        return if needed > back { len - back } else { len };
-    }
-    len
-}
+pub(crate) use bashrt_core::sink::complete_utf8_len as complete_prefix_len;
 
 #[cfg(test)]
 mod tests {
