@@ -4,7 +4,10 @@
 //! size of one pipe read — through a default 50 KB sink, with a spill to a fresh file in a temp dir
 //! under `/tmp` (as the real artifact directory is), and without. The time covers every push and
 //! `finish`, which flushes and closes the file; creating the directory and deleting the file do not
-//! count. Also: `model_view` over a full 50 KB tail. Run pinned for stable numbers: `taskset -c 0 cargo bench -p bashrt-core --bench sink`.
+//! count. Also, with spill only, the same 1 GiB in 1 MiB chunks: what reading a 1 MiB pipe in one
+//! `read(2)` would give the sink (a chunk larger than the spill buffer is written without a copy).
+//! Also: `model_view` over a full 50 KB tail. Run pinned for stable numbers:
+//! `taskset -c 0 cargo bench -p bashrt-core --bench sink` (`bench/run.sh` runs it with the rest).
 
 use std::fs::OpenOptions;
 use std::hint::black_box;
@@ -18,6 +21,8 @@ use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throug
 
 const TOTAL_BYTES: usize = 1 << 30;
 const CHUNK_BYTES: usize = 64 << 10;
+/// The output pipe's size (exec/pipe.rs): the most one read can return.
+const BIG_CHUNK_BYTES: usize = 1 << 20;
 /// Distinct chunks, so the tail copy and line count do not see one cached buffer over and over.
 const DISTINCT_CHUNKS: usize = 16;
 
@@ -34,13 +39,13 @@ impl ArtifactAllocator for FreshFile {
     }
 }
 
-fn base64_like_chunks() -> Vec<Vec<u8>> {
+fn base64_like_chunks(chunk_bytes: usize) -> Vec<Vec<u8>> {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut column = 0;
     (0..DISTINCT_CHUNKS)
         .map(|_| {
-            (0..CHUNK_BYTES)
+            (0..chunk_bytes)
                 .map(|_| {
                     if column == 76 {
                         column = 0;
@@ -64,7 +69,7 @@ fn push_gib(chunks: &[Vec<u8>], spill: bool) -> Duration {
         if spill { Some(Box::new(FreshFile { dir: dir.path().to_path_buf() })) } else { None };
     let start = Instant::now();
     let mut sink = OutputSink::new(SinkConfig::default(), allocator);
-    for chunk in chunks.iter().cycle().take(TOTAL_BYTES / CHUNK_BYTES) {
+    for chunk in chunks.iter().cycle().take(TOTAL_BYTES / chunks[0].len()) {
         sink.push(chunk);
     }
     let out = sink.finish();
@@ -75,7 +80,7 @@ fn push_gib(chunks: &[Vec<u8>], spill: bool) -> Duration {
 }
 
 fn sink_throughput(c: &mut Criterion) {
-    let chunks = base64_like_chunks();
+    let chunks = base64_like_chunks(CHUNK_BYTES);
     let mut group = c.benchmark_group("sink_push_1GiB_64KiB_chunks");
     group
         .throughput(Throughput::Bytes(TOTAL_BYTES as u64))
@@ -86,6 +91,17 @@ fn sink_throughput(c: &mut Criterion) {
     for (name, spill) in [("with_spill", true), ("tail_only", false)] {
         group.bench_function(name, |b| b.iter_custom(|iters| (0..iters).map(|_| push_gib(&chunks, spill)).sum()));
     }
+    group.finish();
+
+    let chunks = base64_like_chunks(BIG_CHUNK_BYTES);
+    let mut group = c.benchmark_group("sink_push_1GiB_1MiB_chunks");
+    group
+        .throughput(Throughput::Bytes(TOTAL_BYTES as u64))
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    group.bench_function("with_spill", |b| b.iter_custom(|iters| (0..iters).map(|_| push_gib(&chunks, true)).sum()));
     group.finish();
 }
 

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# bashrt's first benchmark (SPEC §11): one command, one run, every figure against the plain-bash floor
+# measured in the same run. See BENCHMARKS.md for what each row means and the latest results.
+#
+#   bench/run.sh                 # everything, about 1.5 minutes after the build on a quiet machine
+#
+# Knobs (environment): RUNS (interleaved rounds for the 100M rows, default 15), E2E_RUNS (1 GiB rows, 5),
+# STARTUP_RUNS (hyperfine runs of `true`, 300), RSS_RUNS (per size, 3), SKIP_CRITERION=1,
+# QUIET_MAX / QUIET_WAIT (before each section, wait while others use more than QUIET_MAX% of the
+# CPUs, default 20, but at most QUIET_WAIT seconds in all, default 600; the figure is recorded),
+# BENCH_TMP (where spill files go, default /tmp: ext4 here, like the real state dir),
+# BENCH_OUT (results dir, default $BENCH_TMP/bashrt-bench-results.<time>), CARGO_TARGET_DIR.
+#
+# Placement: "1 CPU" runs everything under `taskset -c 0` (producer and bashrt share one core: every
+# cycle bashrt spends is added to the wall time); "2 CPUs" under `taskset -c 0,1` (the reader and
+# the producer can run side by side, as on an otherwise idle machine). Nothing else should run.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+RUNS=${RUNS:-15}
+E2E_RUNS=${E2E_RUNS:-5}
+STARTUP_RUNS=${STARTUP_RUNS:-300}
+RSS_RUNS=${RSS_RUNS:-3}
+BENCH_TMP=${BENCH_TMP:-/tmp}
+OUT=${BENCH_OUT:-$BENCH_TMP/bashrt-bench-results.$(date +%Y%m%d-%H%M%S)}
+ONE=(taskset -c 0)
+TWO=(taskset -c 0,1)
+
+say() { printf '\n== %s\n' "$*" >&2; }
+
+# One benchmark at a time on this machine: a second run.sh waits for the first.
+exec 9>"$BENCH_TMP/bashrt-bench.lock"
+flock 9
+
+say "prerequisites"
+need_pkg() { # command package
+    command -v "$1" >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get install -y "$2" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "$2" >/dev/null; }
+    fi
+    command -v "$1" >/dev/null 2>&1 || { echo "bench/run.sh: needs $1 (apt-get install $2)" >&2; exit 1; }
+}
+need_pkg hyperfine hyperfine
+need_pkg /usr/bin/time time
+need_pkg taskset util-linux
+need_pkg python3 python3
+need_pkg flock util-linux
+[ "$(nproc --all)" -ge 2 ] || { echo "bench/run.sh: needs 2 CPUs for the 2-CPU rows" >&2; exit 1; }
+
+# The largest run writes a 1.35 GB spill (RSS row) and criterion a 1 GiB one; each is deleted
+# right after its run. Ask for 6 GiB free to leave room for everyone else on a shared disk.
+df -h "$BENCH_TMP" >&2
+avail_kib=$(df -Pk "$BENCH_TMP" | awk 'NR==2 {print $4}')
+if [ "$avail_kib" -lt $((6 * 1024 * 1024)) ]; then
+    echo "bench/run.sh: less than 6 GiB free in $BENCH_TMP; set BENCH_TMP elsewhere" >&2
+    exit 1
+fi
+mkdir -p "$OUT"
+work=$(mktemp -d "$BENCH_TMP/bashrt-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+say "build (release)"
+cargo build --release --locked -p bashrt >&2
+if [ "${SKIP_CRITERION:-0}" != 1 ]; then
+    cargo bench --locked -p bashrt-core --bench sink --no-run >&2
+fi
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+bashrt="$target_dir/release/bashrt"
+
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "git: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates Cargo.toml Cargo.lock || echo ' (+ uncommitted changes in crates/)')"
+    echo "nproc: $(nproc)"
+    echo "cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+    echo "memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+    echo "kernel: $(uname -sr)"
+    echo "bash: $(bash --version | head -1)"
+    echo "coreutils: $(base64 --version | head -1)"
+    echo "rustc: $(rustc --version)"
+    echo "hyperfine: $(hyperfine --version)"
+    echo "spill fs: $BENCH_TMP on $(findmnt -n -o FSTYPE -T "$BENCH_TMP" 2>/dev/null || stat -f -c %T "$BENCH_TMP")"
+    echo "pipe-max-size: $(cat /proc/sys/fs/pipe-max-size)"
+    echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$OUT/machine.txt"
+cat "$OUT/machine.txt" >&2
+
+state="$work/state"  # BASHRT_STATE_DIR of every spilling bashrt run: recreated before each run
+files="$work/files"  # where the floor rows write their file: recreated before each run
+nospill=/dev/null/bashrt-no-state  # cannot be created: bashrt keeps the tail and spills nothing
+P='head -c 100M /dev/zero | base64'   # the peers' bulk command: 141,649,744 bytes, 76-char lines
+G='head -c 1G /dev/zero'              # 1 GiB of raw output
+
+# Percent of both CPUs busy over a 2 s sample (user, nice, system, irq, softirq, steal), taken
+# while this script is idle: what other tenants of the machine are using.
+busy_pct() {
+    local c u1 n1 s1 i1 w1 q1 sq1 st1 u2 n2 s2 i2 w2 q2 sq2 st2 b1 b2
+    read -r c u1 n1 s1 i1 w1 q1 sq1 st1 _ < /proc/stat
+    sleep 2
+    read -r c u2 n2 s2 i2 w2 q2 sq2 st2 _ < /proc/stat
+    b1=$((u1 + n1 + s1 + q1 + sq1 + st1)) b2=$((u2 + n2 + s2 + q2 + sq2 + st2))
+    echo $((100 * (b2 - b1) / (b2 - b1 + i2 + w2 - i1 - w1)))
+}
+# Before each section: wait (up to QUIET_WAIT seconds in all) until others use at most QUIET_MAX
+# percent of the machine, and record what it was.
+QUIET_MAX=${QUIET_MAX:-20}
+QUIET_WAIT=${QUIET_WAIT:-600}
+waited=0
+wait_quiet() { # section
+    local busy
+    busy=$(busy_pct)
+    while [ "$busy" -gt "$QUIET_MAX" ] && [ "$waited" -lt "$QUIET_WAIT" ]; do
+        echo "machine busy (${busy}% of its CPUs used by others); waiting (${waited}s of ${QUIET_WAIT}s)" >&2
+        sleep 8
+        waited=$((waited + 10))
+        busy=$(busy_pct)
+    done
+    printf '%s\t%s\n' "$1" "$busy" >> "$OUT/busy.tsv"
+}
+printf 'section\tbusy_pct_before\n' > "$OUT/busy.tsv"
+
+pairs() { # placement name runs commands...
+    local -a place
+    if [ "$1" = 1 ]; then place=("${ONE[@]}"); else place=("${TWO[@]}"); fi
+    local name=$2 runs=$3
+    shift 3
+    say "$name"
+    wait_quiet "$name"
+    "${place[@]}" python3 bench/pairs.py --name "$name" --runs "$runs" --warmup 1 \
+        --fresh "$state" --fresh "$files" --out "$OUT/$name.json" "$@" >&2
+}
+
+# 1. The floor: the bulk command alone vs the same command through `bashrt run` (spilling to a
+#    fresh artifact), plus diagnostic rows that split bashrt's extra time: bashrt without a spill;
+#    one more pipe hop (`cat` reads and discards); the producer writing the same bytes to a fresh
+#    file itself; `cat` as a reader that spills (the least any separate reader that spills can cost).
+for cpus in 1 2; do
+    pairs "$cpus" "bulk-100M-${cpus}cpu" "$RUNS" \
+        "floor=bash -c '$P > /dev/null'" \
+        "bashrt=BASHRT_STATE_DIR=$state $bashrt run -- '$P'" \
+        "bashrt-no-spill=BASHRT_STATE_DIR=$nospill $bashrt run -- '$P'" \
+        "floor-pipe=bash -c '$P | cat > /dev/null'" \
+        "floor-to-file=bash -c '$P > $files/out'" \
+        "floor-pipe-to-file=bash -c '$P | cat > $files/out'"
+done
+
+# 2. 1 GiB end to end (pipe + sink + spill), raw bytes from a producer that costs almost nothing.
+for cpus in 1 2; do
+    pairs "$cpus" "e2e-1GiB-${cpus}cpu" "$E2E_RUNS" \
+        "floor=bash -c '$G > /dev/null'" \
+        "bashrt=BASHRT_STATE_DIR=$state $bashrt run -- '$G'" \
+        "floor-pipe-to-file=bash -c '$G | cat > $files/out'"
+done
+
+# 3. Start-up cost per call (informational): a fresh bash vs a fresh bashrt that runs a fresh bash;
+#    to split it, bashrt that starts no shell (`schema`) and bashrt without interceptor rules.
+say "startup (hyperfine, 1 CPU)"
+wait_quiet startup-1cpu
+rm -rf "$state"
+BASHRT_STATE_DIR=$state "${ONE[@]}" hyperfine -N --style basic --warmup 30 --runs "$STARTUP_RUNS" \
+    --export-json "$OUT/startup-1cpu.json" --output=null \
+    "bash -c true" "$bashrt run -- true" "$bashrt schema" "$bashrt run --set bashInterceptor.patterns=[] -- true" >&2
+
+# 4. Peak RSS of `bashrt run` from 1 MB to 1 GB of output (base64 -w 76: 77 bytes per 57 input
+#    bytes, so the input is sized to give N bytes of output). The artifact must hold all of it.
+say "peak RSS"
+wait_quiet rss
+printf 'size\tbytes\trun\tmaxrss_kib\tseconds\n' > "$OUT/rss.tsv"
+for spec in 'true:0' '1MB:1000000' '10MB:10000000' '100MB:100000000' '1GB:1000000000'; do
+    label=${spec%%:*} n=${spec#*:}
+    if [ "$label" = true ]; then cmd=true; else cmd="head -c $((n / 77 * 57)) /dev/zero | base64 -w 76"; fi
+    for run in $(seq "$RSS_RUNS"); do
+        rm -rf "$state"
+        BASHRT_STATE_DIR=$state "${TWO[@]}" /usr/bin/time -f '%M %e' -o "$work/time.txt" \
+            "$bashrt" run -- "$cmd" > "$work/result.txt"
+        read -r kib secs < "$work/time.txt"
+        bytes=0
+        if [ "$label" != true ]; then
+            bytes=$(stat -c %s "$state"/sessions/*/artifacts/1.bash.log)
+            [ "$bytes" -eq $((n / 77 * 77)) ] || { echo "bench/run.sh: artifact holds $bytes bytes, expected $((n / 77 * 77))" >&2; exit 1; }
+            grep -q 'artifact://1' "$work/result.txt" || { echo "bench/run.sh: no artifact in the result" >&2; exit 1; }
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$run" "$kib" "$secs" | tee -a "$OUT/rss.tsv" >&2
+    done
+done
+rm -rf "$state"
+
+# 5. The sink alone (criterion): 1 GiB in 64 KiB chunks (one pipe read), with spill to a fresh file
+#    in $BENCH_TMP and without; and with spill in 1 MiB chunks (informational).
+if [ "${SKIP_CRITERION:-0}" != 1 ]; then
+    say "criterion: sink push, 1 GiB (1 CPU)"
+    wait_quiet criterion
+    TMPDIR=$work "${ONE[@]}" cargo bench --locked -p bashrt-core --bench sink -- sink_push_1GiB >&2
+    for gb in 64KiB_chunks/with_spill 64KiB_chunks/tail_only 1MiB_chunks/with_spill; do
+        name=${gb//\//-}
+        cp "$target_dir/criterion/sink_push_1GiB_$gb/new/estimates.json" "$OUT/criterion-$name.json"
+        cp "$target_dir/criterion/sink_push_1GiB_$gb/new/sample.json" "$OUT/criterion-$name-sample.json"
+    done
+fi
+
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
+say "summary (also in $OUT/summary.md)"
+python3 bench/report.py "$OUT" | tee "$OUT/summary.md"
