@@ -150,12 +150,30 @@ pub struct Interceptor {
     warnings: Vec<String>,
 }
 
+/// A rule whose pattern has been checked but is compiled only when first needed: compiling the default
+/// rules costs about a millisecond, and most calls have none of their tools available.
 #[derive(Clone, Debug)]
 struct CompiledRule {
     name: String,
-    regex: Regex,
+    pattern: String,
+    flags: Option<String>,
+    regex: std::sync::OnceLock<Option<Regex>>,
     tool: String,
     message: String,
+}
+
+impl CompiledRule {
+    fn is_match(&self, text: &str) -> bool {
+        let regex = self.regex.get_or_init(|| match compile(&self.pattern, self.flags.as_deref()) {
+            Ok(regex) => Some(regex),
+            Err(reason) => {
+                // Checked at load time; only a compile-size limit can still fail here.
+                tracing::warn!("bashInterceptor rule {} disabled: {reason}", self.name);
+                None
+            }
+        });
+        regex.as_ref().is_some_and(|r| r.is_match(text))
+    }
 }
 
 impl Interceptor {
@@ -165,10 +183,12 @@ impl Interceptor {
         let mut compiled = Vec::with_capacity(rules.len());
         let mut warnings = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
-            match compile(&rule.pattern, rule.flags.as_deref()) {
-                Ok(regex) => compiled.push(CompiledRule {
+            match check_syntax(&rule.pattern, rule.flags.as_deref()) {
+                Ok(()) => compiled.push(CompiledRule {
                     name: rule.name.clone().unwrap_or_else(|| format!("rule-{index}")),
-                    regex,
+                    pattern: rule.pattern.clone(),
+                    flags: rule.flags.clone(),
+                    regex: std::sync::OnceLock::new(),
                     tool: rule.tool.clone(),
                     message: rule.message.clone(),
                 }),
@@ -199,7 +219,7 @@ impl Interceptor {
         })
         .unwrap_or_else(|| vec![command.to_owned()]);
         texts.iter().find_map(|text| {
-            applicable.iter().find(|rule| rule.regex.is_match(text)).map(|rule| Block {
+            applicable.iter().find(|rule| rule.is_match(text)).map(|rule| Block {
                 rule: rule.name.clone(),
                 suggested_tool: rule.tool.clone(),
                 message: rule.message.clone(),
@@ -208,40 +228,57 @@ impl Interceptor {
     }
 }
 
-fn compile(pattern: &str, flags: Option<&str>) -> Result<Regex, String> {
-    let mut builder = RegexBuilder::new(pattern);
-    let mut seen = String::new();
+/// Checks flags and pattern syntax without building the matcher (parsing is microseconds; compiling is
+/// the expensive part).
+fn check_syntax(pattern: &str, flags: Option<&str>) -> Result<(), String> {
+    let mut parser = regex_syntax::ParserBuilder::new();
+    for flag in parse_flags(flags)? {
+        match flag {
+            'i' => parser.case_insensitive(true),
+            'm' => parser.multi_line(true),
+            's' => parser.dot_matches_new_line(true),
+            _ => &mut parser,
+        };
+    }
+    parser.build().parse(pattern).map(|_| ()).map_err(|error| describe(&error.to_string()))
+}
+
+/// regex's message spans several lines (pattern, caret); its last line names the problem.
+fn describe(text: &str) -> String {
+    let last = text.lines().last().unwrap_or("");
+    format!("invalid regex: {}", last.trim().trim_start_matches("error: "))
+}
+
+/// The flags, each at most once, from the supported set.
+fn parse_flags(flags: Option<&str>) -> Result<Vec<char>, String> {
+    let mut seen = Vec::new();
     for flag in flags.unwrap_or("").chars() {
-        if seen.contains(flag) {
+        if seen.contains(&flag) {
             return Err(format!("flag `{flag}` repeated in flags `{}`", flags.unwrap_or("")));
         }
-        seen.push(flag);
-        match flag {
-            'i' => {
-                builder.case_insensitive(true);
-            }
-            'm' => {
-                builder.multi_line(true);
-            }
-            's' => {
-                builder.dot_matches_new_line(true);
-            }
-            // JavaScript's global and unicode flags: `is_match` has no state, and regex is Unicode.
-            'g' | 'u' => {}
-            _ => {
-                return Err(format!(
-                    "unsupported flag `{flag}` in flags `{}` (supported: i, m, s, g, u)",
-                    flags.unwrap_or("")
-                ))
-            }
+        if !matches!(flag, 'i' | 'm' | 's' | 'g' | 'u') {
+            return Err(format!(
+                "unsupported flag `{flag}` in flags `{}` (supported: i, m, s, g, u)",
+                flags.unwrap_or("")
+            ));
         }
+        seen.push(flag);
     }
-    builder.build().map_err(|error| {
-        // regex's message spans several lines (pattern, caret); its last line names the problem.
-        let text = error.to_string();
-        let last = text.lines().last().unwrap_or("");
-        format!("invalid regex: {}", last.trim().trim_start_matches("error: "))
-    })
+    Ok(seen)
+}
+
+fn compile(pattern: &str, flags: Option<&str>) -> Result<Regex, String> {
+    let mut builder = RegexBuilder::new(pattern);
+    for flag in parse_flags(flags)? {
+        match flag {
+            'i' => builder.case_insensitive(true),
+            'm' => builder.multi_line(true),
+            's' => builder.dot_matches_new_line(true),
+            // JavaScript's global and unicode flags: `is_match` has no state, and regex is Unicode.
+            _ => &mut builder,
+        };
+    }
+    builder.build().map_err(|error| describe(&error.to_string()))
 }
 
 /// How many `$( )` levels deep commands are still collected; deeper ones are ignored.
