@@ -207,6 +207,7 @@ impl BashTool {
             ),
             timeout: timeout.duration(),
             kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
+            ..Default::default()
         };
         let view = ViewOptions { max_line_chars: self.settings.max_line_chars };
         let mut consumer = CallConsumer {
