@@ -206,6 +206,7 @@ impl BashTool {
             ),
             timeout: timeout.duration(),
             kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
+            ..Default::default()
         };
         let view = ViewOptions { max_line_chars: self.settings.max_line_chars };
         let mut consumer = Feed::new(sink, view).stop_after(stop_after).on_update(ctx.on_update);

@@ -1,15 +1,23 @@
 //! The executor: runs one shell script as a child process tree and pushes its output to a consumer.
 //!
 //! Promises: one blocking call per execution (callers run it on their own thread); stdin is /dev/null;
-//! stdout and stderr arrive merged through one pipe, byte-exact; the call returns as soon as the shell
-//! has exited, whoever else still holds the pipe; on deadline or cancel the whole process tree is
-//! killed (TERM, grace, KILL) and the shell reaped before the call returns.
+//! stdout and stderr arrive merged through one pipe, byte-exact; the call returns as soon as the
+//! command is done, whoever else still holds the pipe; on deadline or cancel the whole process tree is
+//! killed (TERM, grace, KILL) before the call returns.
+//!
+//! Two executors: [`OneShotExecutor`] (a fresh `bash -c` per call) and [`ShellPool`] (long-lived
+//! shells, so that state carries from one call to the next; see the `pool` module for its policies).
 
 mod exit_watch;
+mod memfile;
 mod oneshot;
+mod persistent;
 mod pidfd;
 mod pipe;
+mod pool;
+mod pool_thread;
 mod procfs;
+mod protocol;
 mod script;
 mod script_file;
 pub mod snapshot;
@@ -17,6 +25,7 @@ mod tree;
 mod watch;
 
 use std::ffi::OsString;
+use std::fmt;
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,6 +34,7 @@ use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 
 pub use oneshot::OneShotExecutor;
+pub use pool::{PoolConfig, ShellKey, ShellPool};
 pub use script::{compose, StatusMode};
 
 /// Long enough for a process to flush and remove its temporary files on SIGTERM, short enough that a
@@ -32,12 +42,16 @@ pub use script::{compose, StatusMode};
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(200);
 
 /// One script to run, and the limits it runs under.
+///
+/// `Default` gives `bash` (looked up on PATH) in the current directory with no deadline; the fields
+/// added for long-lived shells all default to "behave like a one-shot call".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecRequest {
     /// The shell binary; it runs `<shell> -c <script>` (or `<shell> <file>` for very large scripts).
     pub shell: PathBuf,
     /// The text the shell runs; see [`compose`] for building it from a command.
     pub script: String,
+    /// Where the command runs; with [`CwdMode::Persist`], where a session starts. Must exist.
     pub cwd: PathBuf,
     /// Set on top of the inherited environment; later entries win over earlier ones.
     pub env: Vec<(OsString, OsString)>,
@@ -45,6 +59,46 @@ pub struct ExecRequest {
     pub timeout: Duration,
     /// Time between SIGTERM and SIGKILL when the tree is killed; zero means SIGKILL at once.
     pub kill_grace: Duration,
+    /// How `cwd` applies in a long-lived shell; a one-shot shell always starts in `cwd`.
+    pub cwd_mode: CwdMode,
+    /// Calls with different sessions never share a long-lived shell (part of the [`ShellKey`]).
+    pub session: Option<String>,
+    /// A file a long-lived shell sources once when it starts (aliases, functions, options of the
+    /// user's rc); part of the [`ShellKey`].
+    pub snapshot: Option<PathBuf>,
+    /// The configured command prefix. `script` already contains it ([`compose`]); it is here because
+    /// shells are keyed by it (SPEC 3.1), as the reference does.
+    pub prefix: Option<String>,
+}
+
+impl Default for ExecRequest {
+    fn default() -> Self {
+        Self {
+            shell: PathBuf::from("bash"),
+            script: String::new(),
+            cwd: PathBuf::from("."),
+            env: Vec::new(),
+            timeout: Duration::MAX,
+            kill_grace: DEFAULT_KILL_GRACE,
+            cwd_mode: CwdMode::default(),
+            session: None,
+            snapshot: None,
+            prefix: None,
+        }
+    }
+}
+
+/// What a long-lived shell does with the request's `cwd`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum CwdMode {
+    /// Tool calls: the command runs in `cwd` every time; a `cd` in it does not carry over to the next
+    /// call (the model names the directory of each call).
+    #[default]
+    Set,
+    /// Session-level calls (the user's `!cmd`): the command runs where the previous call of the session
+    /// ended, as in a terminal; `cwd` is where the session starts, and where it restarts if that
+    /// directory is gone.
+    Persist,
 }
 
 impl ExecRequest {
@@ -55,14 +109,7 @@ impl ExecRequest {
         cwd: impl Into<PathBuf>,
         timeout: Duration,
     ) -> Self {
-        Self {
-            shell: shell.into(),
-            script: script.into(),
-            cwd: cwd.into(),
-            env: Vec::new(),
-            timeout,
-            kill_grace: DEFAULT_KILL_GRACE,
-        }
+        Self { shell: shell.into(), script: script.into(), cwd: cwd.into(), timeout, ..Self::default() }
     }
 }
 
@@ -94,11 +141,115 @@ impl<F: FnMut(&[u8]) -> Flow> OutputConsumer for F {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Execution {
     pub outcome: Outcome,
-    /// From the start of the call to the reaped shell.
+    /// From the start of the call to the end of the command (the reaped shell for a one-shot).
     pub duration: Duration,
-    /// Processes still alive in the command's process group (or descending from one of them) after
-    /// the shell exited. They are left running: the user may have started a server on purpose.
+    /// Processes left running in the background: for a one-shot, alive in the command's process group
+    /// (or descending from one of them) after the shell exited; for a long-lived shell, every process
+    /// of the shell's tree but the shell itself, those of earlier calls included. They are left
+    /// running: the user may have started a server on purpose.
     pub background: u32,
+    /// The directory the command ended in (a long-lived shell's `$PWD` after the command); `None` for a
+    /// one-shot shell, whose directory dies with it.
+    pub final_cwd: Option<PathBuf>,
+    /// Which shell ran the command, so the result can say when state was lost.
+    pub shell: ShellEvent,
+}
+
+/// Which shell ran a command: where its variables, functions and cwd came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellEvent {
+    /// A new long-lived shell: the first call of its key.
+    Started,
+    /// The long-lived shell of this key, with the state earlier calls left in it.
+    Reused,
+    /// A new long-lived shell because the previous one of this key is gone, and with it its
+    /// variables, functions and options (a session's cwd is restored).
+    Replaced { reason: ReplaceReason },
+    /// A fresh shell for this call only; no state from earlier calls except the snapshot.
+    OneShot { reason: OneShotReason },
+}
+
+/// Why the previous long-lived shell of a key is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplaceReason {
+    /// It exited (`exit`, `set -e`, `exec` of a program that ended).
+    Exited { code: i32 },
+    /// Something outside bashrt killed it.
+    Signalled { signal: i32 },
+    /// A command timed out; the shell was killed with it, because bash would have gone on with the
+    /// rest of the command.
+    TimedOut,
+    /// A command was cancelled; the shell was killed with it (see `TimedOut`).
+    Cancelled,
+    /// The pool dropped it: unused for too long, or room was needed for another shell.
+    Evicted,
+    /// A command lowered its open-file limit below what running the next command needs.
+    FileLimit { limit: u64 },
+    /// It could no longer open a command's input or output, so the command never ran.
+    Broken,
+    /// A call failed inside the runtime (an I/O error, a panicking output consumer); its shell was
+    /// killed rather than trusted.
+    CallFailed,
+}
+
+impl fmt::Display for ReplaceReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Exited { code } => write!(f, "the previous shell exited with status {code}"),
+            Self::Signalled { signal } => {
+                write!(f, "the previous shell was killed by {}", crate::outcome::signal_name(*signal))
+            }
+            Self::TimedOut => f.write_str("the previous command timed out and its shell was killed"),
+            Self::Cancelled => f.write_str("the previous command was cancelled and its shell was killed"),
+            Self::Evicted => f.write_str("the pool closed the previous shell (idle too long, or room was needed)"),
+            Self::FileLimit { limit } => {
+                write!(f, "the previous shell's open-file limit was lowered to {limit}, too low to run commands")
+            }
+            Self::Broken => f.write_str("the previous shell could no longer open a command's input or output"),
+            Self::CallFailed => f.write_str("the previous call failed inside the runtime and its shell was killed"),
+        }
+    }
+}
+
+/// Why a command ran in a one-shot shell rather than a long-lived one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OneShotReason {
+    /// The executor keeps no shells ([`OneShotExecutor`]).
+    NotPooled,
+    /// Another call is running in this key's shell; two commands never share one shell at once.
+    ShellBusy,
+    /// Every shell of the pool is running a command, and the pool is at its size limit.
+    PoolFull,
+    /// Only bash is driven as a long-lived shell.
+    NotBash,
+    /// The pool was shut down.
+    PoolShutDown,
+    /// A long-lived shell could not be started or did not answer (the text says why).
+    StartFailed { error: String },
+}
+
+impl fmt::Display for OneShotReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotPooled => f.write_str("one-shot executor"),
+            Self::ShellBusy => f.write_str("the session's shell is busy with another command"),
+            Self::PoolFull => f.write_str("every shell of the pool is busy"),
+            Self::NotBash => f.write_str("only bash is kept as a long-lived shell"),
+            Self::PoolShutDown => f.write_str("the shell pool is shut down"),
+            Self::StartFailed { error } => write!(f, "a long-lived shell could not be started: {error}"),
+        }
+    }
+}
+
+impl fmt::Display for ShellEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Started => f.write_str("started a new shell"),
+            Self::Reused => f.write_str("reused the shell of earlier calls"),
+            Self::Replaced { reason } => write!(f, "{reason}; started a fresh one"),
+            Self::OneShot { reason } => write!(f, "ran in a one-shot shell: {reason}"),
+        }
+    }
 }
 
 /// Why a command could not be run at all. Timeouts, cancels and non-zero exits are not errors:

@@ -5,6 +5,7 @@
 
 use std::io;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use super::exit_watch::ExitWatch;
 use super::pipe::{output_pipe, OutputReader};
 use super::script_file::{ScriptFile, ARG_LIMIT};
 use super::watch::{watch, Ending};
-use super::{tree, ExecError, ExecRequest, Execution, Executor, OutputConsumer};
+use super::{tree, ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 
@@ -32,7 +33,7 @@ impl Executor for OneShotExecutor {
         let started = Instant::now();
         if cancel.is_cancelled() {
             // Nothing to abort yet: do not start what would be killed at once.
-            return Ok(Execution { outcome: Outcome::Cancelled, duration: started.elapsed(), background: 0 });
+            return Ok(finished(Outcome::Cancelled, started, 0));
         }
         let deadline = started.checked_add(req.timeout);
         let script_file = if req.script.len() > ARG_LIMIT {
@@ -58,7 +59,7 @@ impl Executor for OneShotExecutor {
         let spawned = command.spawn();
         // The command holds our copies of the write end; EOF and SIGPIPE need them closed.
         drop(command);
-        let child = spawned.map_err(|source| spawn_error(req, source))?;
+        let child = spawned.map_err(|source| spawn_error(&req.shell, &req.cwd, source))?;
         let pid = Pid::from_raw(
             i32::try_from(child.id()).map_err(|_| ExecError::Setup(io::Error::other("child pid out of range")))?,
         );
@@ -67,7 +68,7 @@ impl Executor for OneShotExecutor {
         let mut shell = Shell::new(pid).map_err(ExecError::Setup)?;
 
         let mut output = OutputReader::new(read);
-        let ending = watch(&mut output, shell.exit.fd(), cancel, deadline, out)?;
+        let ending = watch(&mut output, &[shell.exit.fd()], cancel, deadline, out)?;
         let (outcome, background) = match ending {
             Ending::Done => {
                 output.close();
@@ -93,7 +94,17 @@ impl Executor for OneShotExecutor {
             }
         };
         drop(script_file);
-        Ok(Execution { outcome, duration: started.elapsed(), background })
+        Ok(finished(outcome, started, background))
+    }
+}
+
+fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
+    Execution {
+        outcome,
+        duration: started.elapsed(),
+        background,
+        final_cwd: None,
+        shell: ShellEvent::OneShot { reason: OneShotReason::NotPooled },
     }
 }
 
@@ -129,14 +140,14 @@ impl Drop for Shell {
 
 /// A missing working directory makes the spawn fail with the same ENOENT as a missing shell; say
 /// which one it was.
-fn spawn_error(req: &ExecRequest, source: io::Error) -> ExecError {
-    let cwd_problem = match std::fs::metadata(&req.cwd) {
+pub(super) fn spawn_error(shell: &Path, cwd: &Path, source: io::Error) -> ExecError {
+    let cwd_problem = match std::fs::metadata(cwd) {
         Err(e) => Some(e),
         Ok(meta) if !meta.is_dir() => Some(io::Error::from(io::ErrorKind::NotADirectory)),
         Ok(_) => None,
     };
     match cwd_problem {
-        Some(source) => ExecError::Cwd { cwd: req.cwd.clone(), source },
-        None => ExecError::Spawn { shell: req.shell.clone(), source },
+        Some(source) => ExecError::Cwd { cwd: cwd.to_path_buf(), source },
+        None => ExecError::Spawn { shell: shell.to_path_buf(), source },
     }
 }

@@ -66,6 +66,23 @@ impl OutputReader {
         self.fd = None;
     }
 
+    /// The read end, unless closed; for handing a pipe that others still write to to a drainer.
+    pub(crate) fn into_fd(self) -> Option<OwnedFd> {
+        self.fd
+    }
+
+    /// Whether some process still holds the write end: a pipe reports POLLHUP only once none does.
+    /// False once closed.
+    pub(crate) fn has_writers(&self) -> bool {
+        let Some(fd) = self.fd() else { return false };
+        let mut fds = [nix::poll::PollFd::new(fd, nix::poll::PollFlags::POLLIN)];
+        match nix::poll::poll(&mut fds, nix::poll::PollTimeout::ZERO) {
+            Ok(_) => !fds[0].revents().is_some_and(|r| r.contains(nix::poll::PollFlags::POLLHUP)),
+            // Cannot tell: assume held, the safe side (a drainer costs little, SIGPIPE kills).
+            Err(_) => true,
+        }
+    }
+
     /// `Some(n)` bytes delivered (0 at EOF, which closes), `None` when nothing was ready.
     fn read_at_most(&mut self, max: usize, consumer: &mut dyn OutputConsumer) -> io::Result<Option<usize>> {
         let Some(fd) = &self.fd else {

@@ -5,6 +5,10 @@
 //!
 //! Not reachable: descendants that were orphaned (their parent died) after leaving the command's
 //! process group, e.g. double-forked daemons; finding those needs a subreaper or a cgroup (SPEC §3.3).
+//!
+//! A long-lived shell's tree also holds what earlier calls left running (a server started with `&`).
+//! [`terminate_sparing`] kills the tree but those processes and their descendants; because they share
+//! the shell's process group, that group is then signalled member by member, never as a whole.
 
 use std::collections::HashSet;
 use std::os::fd::{AsFd, OwnedFd};
@@ -34,7 +38,13 @@ const STAT_POLL_MAX: Duration = Duration::from_millis(20);
 /// whatever is left, including processes started meanwhile. Returns once all members have exited,
 /// or after [`KILL_SETTLE`] for processes that cannot die yet. Does not reap `root`.
 pub(crate) fn terminate(root: Pid, group: Pid, grace: Duration) {
-    let mut tree = Tree::new(root, group);
+    terminate_sparing(root, group, grace, &[]);
+}
+
+/// [`terminate`], except for the processes of `spare` that are still the same processes (pid and start
+/// time) and for everything descending from them.
+pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
+    let mut tree = Tree::new(root, group, spare);
     if !grace.is_zero() {
         for _ in 0..FREEZE_ROUNDS {
             let found = tree.extend();
@@ -70,8 +80,59 @@ pub(crate) fn survivors(group: Pid) -> u32 {
         return 0;
     };
     let mut groups = HashSet::from([group.as_raw()]);
-    let members = closure(&table, &HashSet::new(), &mut groups, own);
+    let members = closure(&table, &HashSet::new(), &mut groups, own, &HashSet::new());
     u32::try_from(members.len()).unwrap_or(u32::MAX)
+}
+
+/// What a long-lived `shell` (the leader of its own process group) has running besides itself: the
+/// live members of its group, every process descending from it, and what those lead or start. Reads
+/// `/proc`; works after the shell died too (its group outlives it while it has members).
+pub(crate) fn background(shell: Pid) -> Vec<ProcEntry> {
+    let own = Own::current();
+    let Ok(table) = procfs::processes() else {
+        return Vec::new();
+    };
+    let mut groups = HashSet::new();
+    if own.may_signal_group(shell.as_raw()) {
+        groups.insert(shell.as_raw());
+    }
+    closure(&table, &HashSet::from([shell.as_raw()]), &mut groups, own, &HashSet::new())
+}
+
+/// Kills what a dead long-lived shell left running (its last [`background`]), each process with its
+/// own tree and group. Only processes that are still the ones listed (pid and start time) are
+/// touched, and a group only while a listed member is alive in it, so that its id cannot have been
+/// reused.
+pub(crate) fn terminate_orphans(orphans: &[ProcEntry]) {
+    for orphan in orphans {
+        let Some(now) = procfs::stat(orphan.pid) else { continue };
+        if now.alive && now.start_time == orphan.start_time {
+            terminate(Pid::from_raw(now.pid), Pid::from_raw(now.pgid), Duration::ZERO);
+        }
+    }
+}
+
+/// The live processes of `spare` that are still the same processes, and all their descendants.
+fn spared(table: &[ProcEntry], spare: &[ProcEntry]) -> HashSet<i32> {
+    let mut set: HashSet<i32> = table
+        .iter()
+        .filter(|e| e.alive && spare.iter().any(|s| s.pid == e.pid && s.start_time == e.start_time))
+        .map(|e| e.pid)
+        .collect();
+    if set.is_empty() {
+        return set;
+    }
+    loop {
+        let before = set.len();
+        for entry in table {
+            if entry.alive && set.contains(&entry.ppid) {
+                set.insert(entry.pid);
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
 }
 
 /// This process, which must never be signalled.
@@ -98,14 +159,24 @@ impl Own {
 
 /// New members of the tree, given the pids already `known` (seeds included) and the `groups` that
 /// belong to it (extended with every group a new member leads): live processes in one of the groups
-/// or whose parent is a member, up to a fixed point.
-fn closure(table: &[ProcEntry], known: &HashSet<i32>, groups: &mut HashSet<i32>, own: Own) -> Vec<ProcEntry> {
+/// or whose parent is a member, up to a fixed point, never one of `excluded`.
+fn closure(
+    table: &[ProcEntry],
+    known: &HashSet<i32>,
+    groups: &mut HashSet<i32>,
+    own: Own,
+    excluded: &HashSet<i32>,
+) -> Vec<ProcEntry> {
     let mut members: HashSet<i32> = known.clone();
     let mut found = Vec::new();
     loop {
         let before = found.len();
         for entry in table {
-            if !entry.alive || !own.may_signal(entry.pid) || members.contains(&entry.pid) {
+            if !entry.alive
+                || !own.may_signal(entry.pid)
+                || members.contains(&entry.pid)
+                || excluded.contains(&entry.pid)
+            {
                 continue;
             }
             if groups.contains(&entry.pgid) || members.contains(&entry.ppid) {
@@ -168,19 +239,23 @@ impl Member {
     }
 }
 
-struct Tree {
+struct Tree<'a> {
     own: Own,
     root: i32,
+    /// Groups whose members belong to the tree.
     groups: HashSet<i32>,
     members: Vec<Member>,
+    spare: &'a [ProcEntry],
+    /// Groups with a spared process in them: signalled member by member only.
+    shared_groups: HashSet<i32>,
 }
 
-impl Tree {
-    fn new(root: Pid, group: Pid) -> Self {
+impl<'a> Tree<'a> {
+    fn new(root: Pid, group: Pid, spare: &'a [ProcEntry]) -> Self {
         let own = Own::current();
         let groups =
             if own.may_signal_group(group.as_raw()) { HashSet::from([group.as_raw()]) } else { HashSet::new() };
-        Self { own, root: root.as_raw(), groups, members: Vec::new() }
+        Self { own, root: root.as_raw(), groups, members: Vec::new(), spare, shared_groups: HashSet::new() }
     }
 
     fn is_empty(&self) -> bool {
@@ -198,7 +273,9 @@ impl Tree {
             // A seed, so that its children count even if it is a zombie by now.
             known.insert(self.root);
         }
-        let mut found = closure(&table, &known, &mut self.groups, self.own);
+        let excluded = spared(&table, self.spare);
+        self.shared_groups.extend(table.iter().filter(|e| excluded.contains(&e.pid)).map(|e| e.pgid));
+        let mut found = closure(&table, &known, &mut self.groups, self.own, &excluded);
         if root_is_new {
             if let Some(root) = table.iter().find(|e| e.pid == self.root && e.alive) {
                 if self.own.may_signal(root.pid) {
@@ -212,7 +289,7 @@ impl Tree {
 
     /// Groups first: that reaches members forked after the last walk too.
     fn signal(&self, signal: Signal) {
-        for &group in &self.groups {
+        for &group in self.groups.difference(&self.shared_groups) {
             let _ = kill(Pid::from_raw(-group), signal);
         }
         for member in &self.members {
@@ -279,7 +356,7 @@ mod tests {
             entry(201, 10, 10),   // our other child, in our group
         ];
         let mut groups = HashSet::from([100]);
-        let found = closure(&table, &HashSet::from([100]), &mut groups, OWN);
+        let found = closure(&table, &HashSet::from([100]), &mut groups, OWN, &HashSet::new());
         let mut pids: Vec<i32> = found.iter().map(|e| e.pid).collect();
         pids.sort();
         assert_eq!(pids, [101, 102, 103, 104]);
@@ -290,7 +367,7 @@ mod tests {
     fn closure_never_includes_this_process_or_its_group() {
         let table = [entry(10, 100, 10), entry(100, 1, 100), entry(101, 100, 10)];
         let mut groups = HashSet::from([100, 10]);
-        let found = closure(&table, &HashSet::from([100]), &mut groups, OWN);
+        let found = closure(&table, &HashSet::from([100]), &mut groups, OWN, &HashSet::new());
         assert!(found.iter().all(|e| e.pid != 10));
         assert!(!Own::current().may_signal_group(nix::unistd::getpgrp().as_raw()));
         assert!(!OWN.may_signal_group(1) && !OWN.may_signal_group(0) && !OWN.may_signal(1));
@@ -301,6 +378,34 @@ mod tests {
         let mut zombie = entry(101, 100, 100);
         zombie.alive = false;
         let mut groups = HashSet::from([100]);
-        assert!(closure(&[zombie], &HashSet::from([100]), &mut groups, OWN).is_empty());
+        assert!(closure(&[zombie], &HashSet::from([100]), &mut groups, OWN, &HashSet::new()).is_empty());
+    }
+
+    #[test]
+    fn spared_processes_and_their_descendants_are_not_members() {
+        let table = [
+            entry(100, 10, 100),  // the shell
+            entry(101, 100, 100), // a server an earlier call started
+            entry(102, 101, 100), // its worker
+            entry(103, 1, 100),   // an orphan of the current command, still in the group
+            entry(104, 100, 100), // the current command
+        ];
+        let spare = [entry(101, 100, 100)];
+        let excluded = spared(&table, &spare);
+        assert_eq!(excluded, HashSet::from([101, 102]));
+        let mut groups = HashSet::from([100]);
+        let found = closure(&table, &HashSet::from([100]), &mut groups, OWN, &excluded);
+        let mut pids: Vec<i32> = found.iter().map(|e| e.pid).collect();
+        pids.sort();
+        assert_eq!(pids, [103, 104]);
+    }
+
+    #[test]
+    fn a_pid_reused_by_another_process_is_not_spared() {
+        let mut server = entry(101, 100, 100);
+        server.start_time = Some(5);
+        let mut now = server;
+        now.start_time = Some(6);
+        assert!(spared(&[now], &[server]).is_empty());
     }
 }

@@ -17,39 +17,52 @@ use crate::cancel::CancelToken;
 /// Why the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ending {
-    /// `done` became readable; the output available at that moment has been delivered.
+    /// One of the `done` fds became readable; the output available at that moment has been delivered.
     Done,
     DeadlineReached,
     Cancelled,
 }
 
-/// `done` becomes readable when the command has finished (a pidfd, a control pipe). With several
-/// events at once, cancel wins over done, and done over the deadline: a command that finished in time
-/// is not reported as timed out because the loop woke late.
+/// The most `done` fds [`watch`] takes: a long-lived shell needs its control socket and its pidfd.
+pub(crate) const MAX_DONE: usize = 2;
+
+/// `done` fds become readable when the command may have finished (a pidfd, a control socket); the
+/// caller tells which and whether it really has. With several events at once, cancel wins over done,
+/// and done over the deadline: a command that finished in time is not reported as timed out because
+/// the loop woke late. More than [`MAX_DONE`] fds are ignored.
 pub(crate) fn watch(
     output: &mut OutputReader,
-    done: BorrowedFd<'_>,
+    done: &[BorrowedFd<'_>],
     cancel: &CancelToken,
     deadline: Option<Instant>,
     consumer: &mut dyn OutputConsumer,
 ) -> io::Result<Ending> {
+    let done = &done[..done.len().min(MAX_DONE)];
     loop {
         let (cancelled, finished, readable) = {
             let output_fd = output.fd();
-            // A fixed array (the third slot unused once the output is closed): no allocation per chunk.
+            // A fixed array, unused slots cut off: no allocation per chunk. Order: cancel, done…, output.
+            let pollfd = |fd| PollFd::new(fd, PollFlags::POLLIN);
+            let spare = cancel.fd();
             let mut fds = [
-                PollFd::new(cancel.fd(), PollFlags::POLLIN),
-                PollFd::new(done, PollFlags::POLLIN),
-                PollFd::new(output_fd.unwrap_or(done), PollFlags::POLLIN),
+                pollfd(cancel.fd()),
+                pollfd(done.first().copied().unwrap_or(spare)),
+                pollfd(done.get(1).copied().unwrap_or(spare)),
+                pollfd(spare),
             ];
-            let watched = if output_fd.is_some() { 3 } else { 2 };
+            let output_slot = 1 + done.len();
+            if let Some(fd) = output_fd {
+                fds[output_slot] = pollfd(fd);
+            }
+            let watched = output_slot + usize::from(output_fd.is_some());
             match nix::poll::poll(&mut fds[..watched], time_left(deadline)) {
                 Ok(_) => {}
                 Err(Errno::EINTR) => continue,
                 Err(e) => return Err(e.into()),
             }
             let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
-            (ready(&fds[0]), ready(&fds[1]), watched == 3 && ready(&fds[2]))
+            let finished = fds[1..output_slot].iter().any(ready);
+            (ready(&fds[0]), finished, output_fd.is_some() && ready(&fds[output_slot]))
         };
         if cancelled || cancel.is_cancelled() {
             return Ok(Ending::Cancelled);

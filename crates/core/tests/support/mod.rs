@@ -1,9 +1,11 @@
-//! Helpers shared by the `exec_*` integration tests (included with `#[path]`; no tests of its own).
+//! Helpers shared by the `exec_*` and `shell_*` integration tests (included with `mod support;`; no
+//! tests of its own).
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bashrt_core::exec::{ExecRequest, Execution, Executor, Flow, OneShotExecutor};
+use bashrt_core::exec::{ExecRequest, Execution, Executor, Flow, OneShotExecutor, ShellPool};
 use bashrt_core::CancelToken;
 
 pub const BASH: &str = "/bin/bash";
@@ -20,14 +22,80 @@ pub fn run(script: &str) -> (Execution, String) {
 }
 
 pub fn run_request(req: &ExecRequest) -> (Execution, String) {
+    run_on(&OneShotExecutor, req)
+}
+
+/// Runs `req` on `executor` to the end, collecting all output.
+pub fn run_on(executor: &dyn Executor, req: &ExecRequest) -> (Execution, String) {
+    run_watching(executor, req, &CancelToken::new().unwrap(), |_| {})
+}
+
+/// Runs `req`, calling `on_line` with each complete line as it arrives: the way a test learns pids
+/// and acts (kills, cancels, releases a FIFO) while the command runs.
+pub fn run_watching(
+    executor: &dyn Executor,
+    req: &ExecRequest,
+    cancel: &CancelToken,
+    mut on_line: impl FnMut(&str),
+) -> (Execution, String) {
     let mut output = Vec::new();
     let mut collect = |chunk: &[u8]| {
+        let complete_before = output.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         output.extend_from_slice(chunk);
+        let complete_now = output.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        for line in String::from_utf8_lossy(&output[complete_before..complete_now]).lines() {
+            on_line(line);
+        }
         Flow::Continue
     };
-    let cancel = CancelToken::new().unwrap();
-    let execution = OneShotExecutor.execute(req, &mut collect, &cancel).unwrap();
+    let execution = executor.execute(req, &mut collect, cancel).unwrap();
     (execution, String::from_utf8(output).unwrap())
+}
+
+/// A request for the long-lived shells: `session` keys the shell (`None`: the tool calls' shell).
+pub fn shell_request(session: Option<&str>, script: &str) -> ExecRequest {
+    let mut req = ExecRequest::new(BASH, script, std::env::temp_dir(), NO_TIMEOUT);
+    req.session = session.map(str::to_string);
+    req
+}
+
+/// Runs `script` in the pool's shell of `session`.
+pub fn in_shell(pool: &ShellPool, session: Option<&str>, script: &str) -> (Execution, String) {
+    run_on(pool, &shell_request(session, script))
+}
+
+/// The first number printed, e.g. a `$$` or `$!`.
+pub fn first_pid(output: &str) -> i32 {
+    *pids_in(output).first().unwrap_or_else(|| panic!("no pid in {output:?}"))
+}
+
+/// A FIFO in a fresh private directory: a test and a command meet on it without timing assumptions.
+pub struct Fifo {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Fifo {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fifo");
+        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        Self { _dir: dir, path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Shell-quoted path, for use inside a script.
+    pub fn arg(&self) -> String {
+        format!("'{}'", self.path.display())
+    }
+
+    /// Opens for writing (blocks until the command opens it for reading) and writes a line.
+    pub fn release(&self) {
+        std::fs::write(&self.path, b"go\n").unwrap();
+    }
 }
 
 /// Alive = has a `/proc` entry and is not a zombie (a zombie has exited; only its parent or init

@@ -1,0 +1,626 @@
+//! The shell pool (SPEC 3.1): long-lived bash processes keyed by [`ShellKey`], so that variables,
+//! functions, aliases and options (and, for sessions, the cwd) carry from one call to the next, behind
+//! the same [`Executor`] trait as the one-shot executor. Each result says which shell ran it
+//! ([`ShellEvent`]), so a caller can tell the model when state was lost.
+//!
+//! Policies:
+//! - **Busy.** A shell runs one command at a time. A call whose key's shell is running another command
+//!   does not wait (one stuck command would block every later call of its session): it runs in a
+//!   fresh one-shot shell, [`OneShotReason::ShellBusy`], which sources the snapshot but sees none of the
+//!   state earlier calls left, and whose `cd` does not carry over.
+//! - **Bounded.** At most `max_shells` shells. Starting one more evicts the least recently used idle
+//!   shell; when all are busy the call runs one-shot ([`OneShotReason::PoolFull`]). Shells idle for
+//!   `idle_timeout` are evicted on the next call (no timer thread). Evicting kills the shell's whole
+//!   tree, background processes included.
+//! - **Replaced.** A shell that died (`exit`, `set -e`, a signal), was killed with a command that timed
+//!   out or was cancelled, or was evicted is replaced by the next call of its key, which says why
+//!   ([`ShellEvent::Replaced`]); a session's cwd survives the replacement. Background processes of a
+//!   shell that died or was killed with its command keep running (as with a one-shot shell).
+//! - **Shutdown** ([`ShellPool::shutdown`], also on drop) kills every shell with its tree and what dead
+//!   shells left running, and stops the pool thread. Later calls run one-shot.
+//!
+//! Only bash is kept (the protocol is bash's); other shells run one-shot ([`OneShotReason::NotBash`]).
+//! A call cancelled before it starts touches no shell.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::persistent::{Call, CallResult, KillHandle, PersistentShell, ShellSpec, StartError};
+use super::pool_thread::PoolThread;
+use super::procfs::ProcEntry;
+use super::{
+    protocol, tree, CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason,
+    OutputConsumer, ReplaceReason, ShellEvent,
+};
+use crate::cancel::CancelToken;
+
+/// Bounds of a [`ShellPool`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolConfig {
+    /// Shells kept at most, busy ones included.
+    pub max_shells: usize,
+    /// An idle shell unused this long is evicted on the next call to the pool.
+    pub idle_timeout: Duration,
+}
+
+impl Default for PoolConfig {
+    /// 8 shells (each is ~3 MiB of bash), 10 minutes: an agent's burst of calls stays warm, an
+    /// abandoned session does not hold processes for the rest of the day.
+    fn default() -> Self {
+        Self { max_shells: 8, idle_timeout: Duration::from_secs(600) }
+    }
+}
+
+/// What makes two calls share a shell (SPEC 3.1, as the reference keys its cache).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ShellKey {
+    pub shell: PathBuf,
+    pub prefix: Option<String>,
+    pub snapshot: Option<PathBuf>,
+    /// The request's environment, serialized: one value per name (the last one given wins, as when the
+    /// shell is spawned), sorted by name, so that order does not split shells.
+    pub env: Vec<(OsString, OsString)>,
+    pub session: Option<String>,
+}
+
+impl ShellKey {
+    pub fn of(req: &ExecRequest) -> Self {
+        let env: BTreeMap<&OsString, &OsString> = req.env.iter().map(|(k, v)| (k, v)).collect();
+        Self {
+            shell: req.shell.clone(),
+            prefix: req.prefix.clone(),
+            snapshot: req.snapshot.clone(),
+            env: env.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            session: req.session.clone(),
+        }
+    }
+}
+
+/// Long-lived shells behind the [`Executor`] trait; see the module docs for the policies.
+pub struct ShellPool {
+    config: PoolConfig,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    slots: HashMap<ShellKey, Slot>,
+    /// What dead or replaced shells left running; killed at shutdown.
+    orphans: Vec<ProcEntry>,
+    /// Started with the first shell; calls hold a clone so that they never need the lock for it.
+    thread: Option<Arc<PoolThread>>,
+    shut_down: bool,
+}
+
+struct Slot {
+    occupant: Occupant,
+    /// The session's cwd ([`CwdMode::Persist`] calls), kept across replacements.
+    session_cwd: Option<PathBuf>,
+    /// Why the last shell of this key went away; told by the call that starts the next one.
+    gone: Option<ReplaceReason>,
+    last_used: Instant,
+}
+
+enum Occupant {
+    Idle(Box<PersistentShell>),
+    /// A call has the shell (or is starting one); the handle kills it at shutdown.
+    Busy(Option<KillHandle>),
+    Vacant,
+}
+
+/// What a call gets from the pool.
+enum Checkout {
+    Shell {
+        shell: Option<Box<PersistentShell>>,
+        gone: Option<ReplaceReason>,
+        session_cwd: Option<PathBuf>,
+        thread: Arc<PoolThread>,
+    },
+    OneShot {
+        reason: OneShotReason,
+        session_cwd: Option<PathBuf>,
+    },
+}
+
+/// Vacant slots (a session's cwd, why its shell went) kept at most, beyond the live shells.
+const VACANT_SLOTS_PER_SHELL: usize = 8;
+
+impl ShellPool {
+    pub fn new(config: PoolConfig) -> Self {
+        Self { config, state: Mutex::new(State::default()) }
+    }
+
+    /// Live shells, busy or idle.
+    pub fn len(&self) -> usize {
+        self.lock().slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Kills every shell with its whole tree (a running call ends as if its shell had been killed) and
+    /// what dead shells left running, and stops the pool thread once no call uses it. Idempotent; later
+    /// calls run one-shot.
+    pub fn shutdown(&self) {
+        let (idle, busy, orphans, thread) = {
+            let mut state = self.lock();
+            state.shut_down = true;
+            let mut idle = Vec::new();
+            let mut busy = Vec::new();
+            for slot in state.slots.values_mut() {
+                match std::mem::replace(&mut slot.occupant, Occupant::Vacant) {
+                    Occupant::Idle(shell) => idle.push(shell),
+                    Occupant::Busy(handle) => {
+                        busy.extend(handle.clone());
+                        slot.occupant = Occupant::Busy(handle);
+                    }
+                    Occupant::Vacant => {}
+                }
+            }
+            (idle, busy, std::mem::take(&mut state.orphans), state.thread.take())
+        };
+        for handle in busy {
+            handle.kill();
+        }
+        for shell in idle {
+            shell.kill();
+        }
+        tree::terminate_orphans(&orphans);
+        drop(thread);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic under the lock leaves consistent slots (no multi-step updates); keep going.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes the key's shell, or the right to start one, or says why the call runs one-shot. Also
+    /// evicts idle shells past their time; the caller kills those outside the lock.
+    fn checkout(&self, key: &ShellKey) -> (Checkout, Vec<PersistentShell>) {
+        let mut state = self.lock();
+        let session_cwd = state.slots.get(key).and_then(|s| s.session_cwd.clone());
+        if state.shut_down {
+            return (Checkout::OneShot { reason: OneShotReason::PoolShutDown, session_cwd }, Vec::new());
+        }
+        let now = Instant::now();
+        let mut evicted = Vec::new();
+        for slot in state.slots.values_mut() {
+            let expired = now.saturating_duration_since(slot.last_used) >= self.config.idle_timeout;
+            if expired && matches!(slot.occupant, Occupant::Idle(_)) {
+                evicted.extend(slot.evict().map(|shell| *shell));
+            }
+        }
+        let thread = match &state.thread {
+            Some(thread) => Arc::clone(thread),
+            None => match PoolThread::start() {
+                Ok(thread) => Arc::clone(state.thread.insert(Arc::new(thread))),
+                Err(error) => {
+                    let reason = OneShotReason::StartFailed { error: format!("no pool thread: {error}") };
+                    return (Checkout::OneShot { reason, session_cwd }, evicted);
+                }
+            },
+        };
+        let live = state.slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count();
+        let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
+            occupant: Occupant::Vacant,
+            session_cwd: None,
+            gone: None,
+            last_used: now,
+        });
+        slot.last_used = now;
+        let checkout = match std::mem::replace(&mut slot.occupant, Occupant::Busy(None)) {
+            Occupant::Busy(handle) => {
+                slot.occupant = Occupant::Busy(handle);
+                return (Checkout::OneShot { reason: OneShotReason::ShellBusy, session_cwd }, evicted);
+            }
+            Occupant::Idle(shell) => {
+                slot.occupant = Occupant::Busy(shell.kill_handle());
+                Checkout::Shell { shell: Some(shell), gone: None, session_cwd: session_cwd.clone(), thread }
+            }
+            Occupant::Vacant => {
+                Checkout::Shell { shell: None, gone: slot.gone.take(), session_cwd: session_cwd.clone(), thread }
+            }
+        };
+        if matches!(checkout, Checkout::Shell { shell: None, .. }) && live >= self.config.max_shells {
+            let lru = state
+                .slots
+                .iter_mut()
+                .filter(|(k, s)| *k != key && matches!(s.occupant, Occupant::Idle(_)))
+                .min_by_key(|(_, s)| s.last_used);
+            match lru {
+                Some((_, slot)) => evicted.extend(slot.evict().map(|shell| *shell)),
+                None => {
+                    let (gone, session_cwd) = match checkout {
+                        Checkout::Shell { gone, session_cwd, .. } => (gone, session_cwd),
+                        Checkout::OneShot { session_cwd, .. } => (None, session_cwd),
+                    };
+                    if let Some(slot) = state.slots.get_mut(key) {
+                        slot.occupant = Occupant::Vacant;
+                        slot.gone = gone;
+                    }
+                    return (Checkout::OneShot { reason: OneShotReason::PoolFull, session_cwd }, evicted);
+                }
+            }
+        }
+        prune_vacant(&mut state.slots, self.config.max_shells);
+        (checkout, evicted)
+    }
+
+    /// Gives the shell back after a call (`retire` set: it must not run another command).
+    fn checkin(
+        &self,
+        key: &ShellKey,
+        shell: Box<PersistentShell>,
+        retire: Option<ReplaceReason>,
+        cwd: Option<PathBuf>,
+    ) {
+        let (shell, orphans, gone) = match retire {
+            None => (Some(shell), Vec::new(), None),
+            // Outside the lock: retiring may have to kill the shell.
+            Some(reason) => (None, shell.retire(), Some(reason)),
+        };
+        let mut state = self.lock();
+        if state.shut_down {
+            drop(state);
+            if let Some(shell) = shell {
+                shell.kill();
+            }
+            tree::terminate_orphans(&orphans);
+            return;
+        }
+        add_orphans(&mut state.orphans, orphans);
+        let now = Instant::now();
+        let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
+            occupant: Occupant::Vacant,
+            session_cwd: None,
+            gone: None,
+            last_used: now,
+        });
+        slot.last_used = now;
+        if cwd.is_some() {
+            slot.session_cwd = cwd;
+        }
+        match shell {
+            Some(shell) => slot.occupant = Occupant::Idle(shell),
+            None => {
+                slot.occupant = Occupant::Vacant;
+                slot.gone = gone;
+            }
+        }
+    }
+
+    /// The call has no shell to give back (it could not start one, or retired it itself).
+    fn vacate(&self, key: &ShellKey, gone: Option<ReplaceReason>, orphans: Vec<ProcEntry>) {
+        let mut state = self.lock();
+        if state.shut_down {
+            drop(state);
+            tree::terminate_orphans(&orphans);
+            return;
+        }
+        add_orphans(&mut state.orphans, orphans);
+        if let Some(slot) = state.slots.get_mut(key) {
+            slot.occupant = Occupant::Vacant;
+            if gone.is_some() {
+                slot.gone = gone;
+            }
+        }
+    }
+
+    fn set_kill_handle(&self, key: &ShellKey, handle: Option<KillHandle>) {
+        let mut state = self.lock();
+        if let Some(slot) = state.slots.get_mut(key) {
+            if matches!(slot.occupant, Occupant::Busy(_)) {
+                slot.occupant = Occupant::Busy(handle.clone());
+            }
+        }
+        let shut_down = state.shut_down;
+        drop(state);
+        if shut_down {
+            // Shutdown came while the shell was starting and could not see it.
+            if let Some(handle) = handle {
+                handle.kill();
+            }
+        }
+    }
+
+    fn run_pooled(
+        &self,
+        call: &mut PooledCall<'_>,
+        shell: Option<Box<PersistentShell>>,
+        gone: Option<ReplaceReason>,
+        session_cwd: Option<PathBuf>,
+    ) -> Result<Execution, ExecError> {
+        let req = call.req;
+        let persist = req.cwd_mode == CwdMode::Persist;
+        let mut target = match (session_cwd, persist) {
+            (Some(cwd), true) => cwd,
+            _ => req.cwd.clone(),
+        };
+        let (mut shell, mut event) = match shell {
+            Some(shell) => (shell, ShellEvent::Reused),
+            None => {
+                let event = gone.clone().map_or(ShellEvent::Started, |reason| ShellEvent::Replaced { reason });
+                match self.start(call, gone)? {
+                    Started::Shell(shell) => (shell, event),
+                    Started::Done(execution) => return Ok(execution.with(event, call.started)),
+                }
+            }
+        };
+        let mut replaced = false;
+        loop {
+            let cd = if persist && shell.pwd() == Some(target.as_path()) { None } else { Some(target.as_path()) };
+            let step = Call { script: req.script.as_bytes(), cd, kill_grace: req.kill_grace };
+            let report = shell.run(&step, call.out, call.cancel, call.deadline, &call.thread)?;
+            match report.result {
+                CallResult::Ran { outcome, final_cwd, background } => {
+                    let session_cwd = if persist { final_cwd.clone() } else { None };
+                    self.checkin(&call.lease.key, shell, report.retire, session_cwd);
+                    call.lease.open = false;
+                    let duration = call.started.elapsed();
+                    return Ok(Execution { outcome, duration, background, final_cwd, shell: event });
+                }
+                CallResult::CwdFailed if persist && target != req.cwd => {
+                    // The session's directory is gone: start over where the session started.
+                    target = req.cwd.clone();
+                }
+                CallResult::CwdFailed => {
+                    self.checkin(&call.lease.key, shell, None, None);
+                    call.lease.open = false;
+                    return Err(cwd_error(&target));
+                }
+                CallResult::NotStarted => {
+                    // The command did not run, so running it in a fresh shell runs it once.
+                    let reason = report.retire.unwrap_or(ReplaceReason::Broken);
+                    let orphans = shell.retire();
+                    if replaced {
+                        self.vacate(&call.lease.key, Some(reason.clone()), orphans);
+                        call.lease.open = false;
+                        return Err(ExecError::Setup(io::Error::other(format!(
+                            "a fresh shell could not run the command either: {reason}"
+                        ))));
+                    }
+                    add_orphans(&mut self.lock().orphans, orphans);
+                    replaced = true;
+                    event = ShellEvent::Replaced { reason: reason.clone() };
+                    match self.start(call, Some(reason))? {
+                        Started::Shell(fresh) => shell = fresh,
+                        Started::Done(execution) => return Ok(execution.with(event, call.started)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts the key's shell. A shell that starts but does not answer makes the call run one-shot.
+    fn start(&self, call: &mut PooledCall<'_>, gone: Option<ReplaceReason>) -> Result<Started, ExecError> {
+        let req = call.req;
+        let spec = ShellSpec { shell: &req.shell, env: &req.env, snapshot: req.snapshot.as_deref(), cwd: &req.cwd };
+        match PersistentShell::start(&spec, &call.thread, call.cancel, call.deadline) {
+            Ok(shell) => {
+                self.set_kill_handle(&call.lease.key, shell.kill_handle());
+                Ok(Started::Shell(Box::new(shell)))
+            }
+            Err(error) => {
+                self.vacate(&call.lease.key, gone, Vec::new());
+                call.lease.open = false;
+                match error {
+                    StartError::Exec(error) => Err(error),
+                    StartError::Interrupted(outcome) => Ok(Started::Done(Execution {
+                        outcome,
+                        duration: Duration::ZERO,
+                        background: 0,
+                        final_cwd: None,
+                        shell: ShellEvent::Started,
+                    })),
+                    StartError::Protocol(error) => {
+                        tracing::warn!(%error, shell = %req.shell.display(), "long-lived shell unusable");
+                        let reason = OneShotReason::StartFailed { error };
+                        let session_cwd = (req.cwd_mode == CwdMode::Persist).then(|| req.cwd.clone());
+                        // Nothing of the command ran yet: its output goes to the caller as usual.
+                        Ok(Started::Done(one_shot(req, session_cwd, reason, call.out, call.cancel)?))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One call going through a pooled shell.
+struct PooledCall<'a> {
+    req: &'a ExecRequest,
+    out: &'a mut dyn OutputConsumer,
+    cancel: &'a CancelToken,
+    thread: Arc<PoolThread>,
+    started: Instant,
+    deadline: Option<Instant>,
+    lease: Lease<'a>,
+}
+
+impl Default for ShellPool {
+    fn default() -> Self {
+        Self::new(PoolConfig::default())
+    }
+}
+
+impl Drop for ShellPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl Executor for ShellPool {
+    fn execute(
+        &self,
+        req: &ExecRequest,
+        out: &mut dyn OutputConsumer,
+        cancel: &CancelToken,
+    ) -> Result<Execution, ExecError> {
+        let started = Instant::now();
+        if cancel.is_cancelled() {
+            return OneShotExecutor.execute(req, out, cancel);
+        }
+        if !is_bash(&req.shell) {
+            return one_shot(req, None, OneShotReason::NotBash, out, cancel);
+        }
+        let key = ShellKey::of(req);
+        let (checkout, evicted) = self.checkout(&key);
+        for shell in evicted {
+            shell.kill();
+        }
+        match checkout {
+            Checkout::Shell { shell, gone, session_cwd, thread } => {
+                let lease = Lease { pool: self, key, open: true };
+                let deadline = started.checked_add(req.timeout);
+                let mut call = PooledCall { req, out, cancel, thread, started, deadline, lease };
+                self.run_pooled(&mut call, shell, gone, session_cwd)
+            }
+            Checkout::OneShot { reason, session_cwd } => {
+                let cwd = session_cwd.filter(|_| req.cwd_mode == CwdMode::Persist);
+                one_shot(req, cwd, reason, out, cancel)
+            }
+        }
+    }
+}
+
+enum Started {
+    Shell(Box<PersistentShell>),
+    /// The call ended without a long-lived shell (interrupted while starting, or run one-shot).
+    Done(Execution),
+}
+
+impl Execution {
+    /// Keeps a one-shot fallback's own event; otherwise sets the pool's.
+    fn with(mut self, event: ShellEvent, started: Instant) -> Self {
+        if !matches!(self.shell, ShellEvent::OneShot { .. }) {
+            self.shell = event;
+        }
+        self.duration = started.elapsed();
+        self
+    }
+}
+
+/// A checked-out slot: marked vacant again if the call leaves early (an error, a panicking consumer),
+/// so that the key is not "busy" forever, and the next call says why. The shell itself is then
+/// dropped, which kills it.
+struct Lease<'a> {
+    pool: &'a ShellPool,
+    key: ShellKey,
+    open: bool,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            self.pool.vacate(&self.key, Some(ReplaceReason::CallFailed), Vec::new());
+        }
+    }
+}
+
+impl Slot {
+    fn evict(&mut self) -> Option<Box<PersistentShell>> {
+        match std::mem::replace(&mut self.occupant, Occupant::Vacant) {
+            Occupant::Idle(shell) => {
+                self.gone = Some(ReplaceReason::Evicted);
+                Some(shell)
+            }
+            other => {
+                self.occupant = other;
+                None
+            }
+        }
+    }
+}
+
+/// Runs the call in a fresh `bash -c` (the snapshot sourced first, on a line of its own so that its
+/// aliases apply to the command; error messages then count the command's lines from 2).
+fn one_shot(
+    req: &ExecRequest,
+    cwd: Option<PathBuf>,
+    reason: OneShotReason,
+    out: &mut dyn OutputConsumer,
+    cancel: &CancelToken,
+) -> Result<Execution, ExecError> {
+    let started = Instant::now();
+    let mut request = req.clone();
+    if let Some(cwd) = cwd {
+        request.cwd = cwd;
+    }
+    if let Some(snapshot) = &req.snapshot {
+        let mut line = b"\\. ".to_vec();
+        protocol::quote_into(&mut line, snapshot.as_os_str());
+        line.extend_from_slice(b" </dev/null >/dev/null 2>&1; shopt -s expand_aliases\n");
+        // A snapshot path that is not UTF-8 cannot go into the script text; run without it.
+        if let Ok(line) = String::from_utf8(line) {
+            request.script = line + &req.script;
+        }
+    }
+    let mut execution = OneShotExecutor.execute(&request, out, cancel)?;
+    execution.shell = ShellEvent::OneShot { reason };
+    execution.duration = started.elapsed();
+    Ok(execution)
+}
+
+/// The protocol is bash's: `bash`, `bash5`, `bash-5.2`, by file name.
+fn is_bash(shell: &Path) -> bool {
+    shell.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("bash"))
+}
+
+fn cwd_error(cwd: &Path) -> ExecError {
+    let source = match std::fs::metadata(cwd) {
+        Err(e) => e,
+        Ok(meta) if !meta.is_dir() => io::Error::from(io::ErrorKind::NotADirectory),
+        Ok(_) => io::Error::from(io::ErrorKind::PermissionDenied),
+    };
+    ExecError::Cwd { cwd: cwd.to_path_buf(), source }
+}
+
+/// Keeps the list short: entries that died are dropped once it grows.
+fn add_orphans(list: &mut Vec<ProcEntry>, more: Vec<ProcEntry>) {
+    list.extend(more);
+    if list.len() > 64 {
+        list.retain(|e| super::procfs::stat(e.pid).is_some_and(|now| now.alive && now.start_time == e.start_time));
+    }
+}
+
+/// Forgets the oldest vacant slots beyond the limit (their session cwd and replacement reason).
+fn prune_vacant(slots: &mut HashMap<ShellKey, Slot>, max_shells: usize) {
+    let limit = max_shells.saturating_mul(VACANT_SLOTS_PER_SHELL).max(VACANT_SLOTS_PER_SHELL);
+    if slots.len() <= limit {
+        return;
+    }
+    let mut vacant: Vec<(Instant, ShellKey)> = slots
+        .iter()
+        .filter(|(_, s)| matches!(s.occupant, Occupant::Vacant))
+        .map(|(k, s)| (s.last_used, k.clone()))
+        .collect();
+    vacant.sort_by_key(|(t, _)| *t);
+    for (_, key) in vacant.into_iter().take(slots.len() - limit) {
+        slots.remove(&key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_ignores_env_order_and_keeps_the_last_value() {
+        let env = vec![("B".into(), "1".into()), ("A".into(), "x".into()), ("B".into(), "2".into())];
+        let a = ExecRequest { env, ..Default::default() };
+        let mut b = ExecRequest { env: vec![("A".into(), "x".into()), ("B".into(), "2".into())], ..Default::default() };
+        assert_eq!(ShellKey::of(&a), ShellKey::of(&b));
+        b.session = Some("s".into());
+        assert_ne!(ShellKey::of(&a), ShellKey::of(&b));
+    }
+
+    #[test]
+    fn only_bash_is_pooled() {
+        assert!(is_bash(Path::new("/bin/bash")) && is_bash(Path::new("bash-5.2")));
+        assert!(!is_bash(Path::new("/bin/sh")) && !is_bash(Path::new("/usr/bin/zsh")));
+    }
+}

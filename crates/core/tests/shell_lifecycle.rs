@@ -1,0 +1,323 @@
+//! The lives of pooled shells (SPEC 3.1, 3.3): replaced when they exit or die, killed with a command
+//! that times out or is cancelled (sparing what earlier calls left running), never shared by two
+//! calls at once, evicted when idle or when room is needed, and all killed at shutdown. Process death
+//! is checked by pid (zombies count as dead); pids are learnt from the commands' output.
+
+mod support;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use bashrt_core::exec::{CwdMode, OneShotReason, PoolConfig, ReplaceReason, ShellEvent, ShellPool};
+use bashrt_core::{CancelToken, Outcome};
+use support::*;
+
+const OK: Outcome = Outcome::Exited { code: 0 };
+const ONE_SECOND: Duration = Duration::from_secs(1);
+
+fn assert_all_dead(pids: &[i32], context: &str) {
+    assert!(!pids.is_empty(), "no pids: {context}");
+    for &pid in pids {
+        assert!(!is_alive(pid), "pid {pid} survived: {context}");
+    }
+}
+
+#[test]
+fn exit_reports_its_status_and_the_next_call_gets_a_fresh_shell() {
+    let pool = ShellPool::default();
+    let old = first_pid(&in_shell(&pool, None, "echo $$").1);
+    let (execution, _) = in_shell(&pool, None, "exit 3");
+    assert_eq!(execution.outcome, Outcome::Exited { code: 3 });
+    assert!(!is_alive(old));
+    let (next, output) = in_shell(&pool, None, "echo $$");
+    assert_ne!(first_pid(&output), old);
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::Exited { code: 3 } });
+    assert_eq!(next.shell.to_string(), "the previous shell exited with status 3; started a fresh one");
+    assert_eq!(in_shell(&pool, None, "true").0.shell, ShellEvent::Reused);
+}
+
+#[test]
+fn deadline_kills_the_whole_tree_and_the_shell_and_the_next_call_works() {
+    let pool = ShellPool::default();
+    let script = r#"echo $$
+        sleep 100 & echo $!
+        setsid sleep 100 & echo $!
+        bash -c 'sleep 100 & echo $!; wait' &
+        wait"#;
+    let mut req = shell_request(None, script);
+    req.timeout = ONE_SECOND;
+    let (execution, output) = run_on(&pool, &req);
+    assert_eq!(execution.outcome, Outcome::TimedOut);
+    let pids = pids_in(&output);
+    assert_eq!(pids.len(), 4, "{output}");
+    assert_all_dead(&pids, &output);
+    let (next, output) = in_shell(&pool, None, "echo fine");
+    assert_eq!((next.outcome, output.as_str()), (OK, "fine\n"));
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::TimedOut });
+}
+
+#[test]
+fn cancel_stops_a_busy_builtin_loop_and_keeps_the_partial_output() {
+    let pool = ShellPool::default();
+    let cancel = CancelToken::new().unwrap();
+    let req = shell_request(None, "echo $$; while :; do :; done");
+    let (execution, output) = run_watching(&pool, &req, &cancel, |_| cancel.cancel());
+    assert_eq!(execution.outcome, Outcome::Cancelled);
+    assert_all_dead(&pids_in(&output), &output);
+    let (next, output) = in_shell(&pool, None, "echo fine");
+    assert_eq!((next.outcome, output.as_str()), (OK, "fine\n"));
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::Cancelled });
+}
+
+#[test]
+fn a_session_killed_by_its_deadline_restarts_in_its_last_cwd() {
+    let pool = ShellPool::default();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let mut req = shell_request(Some("s"), "cd sub");
+    req.cwd = dir.path().to_path_buf();
+    req.cwd_mode = CwdMode::Persist;
+    run_on(&pool, &req);
+    req.script = "sleep 100".into();
+    req.timeout = Duration::from_millis(200);
+    assert_eq!(run_on(&pool, &req).0.outcome, Outcome::TimedOut);
+    req.script = "pwd".into();
+    req.timeout = NO_TIMEOUT;
+    assert_eq!(run_on(&pool, &req).1, format!("{}\n", dir.path().join("sub").display()));
+}
+
+#[test]
+fn a_server_started_by_an_earlier_call_survives_a_cancelled_call_and_dies_at_shutdown() {
+    let pool = ShellPool::default();
+    let (first, output) = in_shell(&pool, None, "sleep 100 >/dev/null 2>&1 & echo $!");
+    let server = first_pid(&output);
+    assert_eq!(first.background, 1);
+    let cancel = CancelToken::new().unwrap();
+    let req = shell_request(None, r#"sleep 100 & echo "$$ $!"; wait"#);
+    let (execution, output) = run_watching(&pool, &req, &cancel, |_| cancel.cancel());
+    assert_eq!(execution.outcome, Outcome::Cancelled);
+    let pids: Vec<i32> = output.split_whitespace().map(|p| p.parse().unwrap()).collect();
+    assert_all_dead(&pids, &output);
+    assert!(is_alive(server), "the earlier call's server was killed");
+    assert_eq!(execution.background, 1, "{execution:?}");
+    pool.shutdown();
+    assert!(!is_alive(server), "shutdown left the server running");
+}
+
+#[test]
+fn a_shell_killed_during_a_call_ends_the_call_even_if_its_children_hold_every_fd() {
+    let pool = ShellPool::default();
+    // A background subshell is a fork of the shell: it holds the control socket and the call's pipe.
+    let req = shell_request(None, "(trap '' TERM; while :; do sleep 100; done) & echo $!; echo $$; wait");
+    let mut pids = Vec::new();
+    let (execution, _) = run_watching(&pool, &req, &CancelToken::new().unwrap(), |line| {
+        pids.extend(pids_in(line));
+        if pids.len() == 2 {
+            kill_now(pids[1]);
+        }
+    });
+    assert_eq!(execution.outcome, Outcome::Signalled { signal: 9 });
+    assert!(is_alive(pids[0]), "the background subshell is left running");
+    let (next, output) = in_shell(&pool, None, "echo fine");
+    assert_eq!(output, "fine\n");
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::Signalled { signal: 9 } });
+    drop(pool);
+    assert!(!is_alive(pids[0]), "dropping the pool left what the dead shell started");
+}
+
+#[test]
+fn a_shell_that_died_while_idle_is_replaced_by_the_next_call() {
+    let pool = ShellPool::default();
+    let shell = first_pid(&in_shell(&pool, None, "echo $$").1);
+    kill_now(shell);
+    let (next, output) = in_shell(&pool, None, "echo $$");
+    assert!(!is_alive(shell));
+    assert_ne!(first_pid(&output), shell);
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::Signalled { signal: 9 } });
+}
+
+#[test]
+fn a_second_call_on_a_busy_shell_runs_in_a_one_shot_shell() {
+    let pool = ShellPool::default();
+    let hold = Fifo::new();
+    let (started_tx, started_rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let busy = scope.spawn(|| {
+            let req = shell_request(None, &format!("echo $$; read -r _ < {}; echo released", hold.arg()));
+            run_watching(&pool, &req, &CancelToken::new().unwrap(), |line| {
+                let _ = started_tx.send(line.to_string());
+            })
+        });
+        let busy_pid: i32 = started_rx.recv().unwrap().parse().unwrap();
+        let (second, output) = in_shell(&pool, None, "echo $$; v=lost");
+        assert_eq!(second.shell, ShellEvent::OneShot { reason: OneShotReason::ShellBusy });
+        assert_ne!(first_pid(&output), busy_pid);
+        hold.release();
+        let (first, output) = busy.join().unwrap();
+        assert_eq!((first.outcome, first.shell), (OK, ShellEvent::Started));
+        assert!(output.ends_with("released\n"), "{output}");
+    });
+    // The one-shot's state went with it; the pooled shell is free again.
+    let (third, output) = in_shell(&pool, None, "echo \"[${v-}]\"");
+    assert_eq!((third.shell, output.as_str()), (ShellEvent::Reused, "[]\n"));
+}
+
+#[test]
+fn a_full_pool_of_busy_shells_runs_a_new_key_one_shot() {
+    let pool = ShellPool::new(PoolConfig { max_shells: 1, ..PoolConfig::default() });
+    let hold = Fifo::new();
+    let (started_tx, started_rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let busy = scope.spawn(|| {
+            let req = shell_request(Some("a"), &format!("echo started; read -r _ < {}", hold.arg()));
+            run_watching(&pool, &req, &CancelToken::new().unwrap(), |_| {
+                let _ = started_tx.send(());
+            })
+        });
+        started_rx.recv().unwrap();
+        let (other, output) = in_shell(&pool, Some("b"), "echo other");
+        assert_eq!(
+            (other.shell, output.as_str()),
+            (ShellEvent::OneShot { reason: OneShotReason::PoolFull }, "other\n")
+        );
+        hold.release();
+        assert_eq!(busy.join().unwrap().0.outcome, OK);
+    });
+    assert_eq!(pool.len(), 1);
+}
+
+#[test]
+fn starting_one_shell_too_many_evicts_the_least_recently_used_idle_one() {
+    let pool = ShellPool::new(PoolConfig { max_shells: 2, ..PoolConfig::default() });
+    let a = first_pid(&in_shell(&pool, Some("a"), "echo $$").1);
+    let b = first_pid(&in_shell(&pool, Some("b"), "sleep 100 & echo $$").1);
+    let b_child = pids_in(&in_shell(&pool, Some("b"), "echo $!").1)[0];
+    in_shell(&pool, Some("a"), "true");
+    in_shell(&pool, Some("c"), "true");
+    assert_eq!(pool.len(), 2);
+    assert!(is_alive(a), "the recently used shell was evicted");
+    assert_all_dead(&[b, b_child], "evicting a shell kills its tree");
+    let (again, _) = in_shell(&pool, Some("b"), "true");
+    assert_eq!(again.shell, ShellEvent::Replaced { reason: ReplaceReason::Evicted });
+}
+
+#[test]
+fn idle_shells_past_their_time_are_evicted_on_the_next_call() {
+    let pool = ShellPool::new(PoolConfig { idle_timeout: Duration::ZERO, ..PoolConfig::default() });
+    let a = first_pid(&in_shell(&pool, Some("a"), "echo $$").1);
+    in_shell(&pool, Some("b"), "true");
+    assert!(!is_alive(a));
+    assert_eq!(in_shell(&pool, Some("a"), "true").0.shell, ShellEvent::Replaced { reason: ReplaceReason::Evicted });
+}
+
+#[test]
+fn shutdown_kills_every_shell_its_background_and_what_dead_shells_left() {
+    let pool = ShellPool::default();
+    let shell = first_pid(&in_shell(&pool, Some("a"), "echo $$").1);
+    let background = first_pid(&in_shell(&pool, Some("a"), "setsid sleep 100 & echo $!").1);
+    let orphan = first_pid(&in_shell(&pool, Some("b"), "sleep 100 >/dev/null 2>&1 & echo $!").1);
+    assert_eq!(in_shell(&pool, Some("b"), "exit 0").0.outcome, OK);
+    assert!(is_alive(orphan) && is_alive(background) && is_alive(shell));
+    pool.shutdown();
+    assert_all_dead(&[shell, background, orphan], "after shutdown");
+    assert_eq!(pool.len(), 0);
+    let (late, output) = in_shell(&pool, Some("a"), "echo late");
+    assert_eq!((late.shell, output.as_str()), (ShellEvent::OneShot { reason: OneShotReason::PoolShutDown }, "late\n"));
+}
+
+#[test]
+fn shutdown_during_a_call_ends_it() {
+    let pool = ShellPool::default();
+    let (pid_tx, pid_rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let running = scope.spawn(|| {
+            let req = shell_request(None, "echo $$; sleep 100 & echo $!; wait");
+            run_watching(&pool, &req, &CancelToken::new().unwrap(), |line| {
+                let _ = pid_tx.send(first_pid(line));
+            })
+        });
+        let pids = [pid_rx.recv().unwrap(), pid_rx.recv().unwrap()];
+        pool.shutdown();
+        let (execution, _) = running.join().unwrap();
+        assert_eq!(execution.outcome, Outcome::Signalled { signal: 9 });
+        assert_all_dead(&pids, "after shutdown");
+    });
+}
+
+#[test]
+fn other_shells_run_one_shot() {
+    let pool = ShellPool::default();
+    let mut req = shell_request(None, "echo sh");
+    req.shell = "/bin/sh".into();
+    let (execution, output) = run_on(&pool, &req);
+    assert_eq!((execution.shell, output.as_str()), (ShellEvent::OneShot { reason: OneShotReason::NotBash }, "sh\n"));
+}
+
+#[test]
+fn a_panicking_consumer_leaves_no_process_and_the_key_usable() {
+    let pool = ShellPool::default();
+    let mut output = Vec::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut consumer = |chunk: &[u8]| {
+            output.extend_from_slice(chunk);
+            if output.contains(&b'\n') {
+                panic!("consumer gave up");
+            }
+            bashrt_core::exec::Flow::Continue
+        };
+        let req = shell_request(None, r#"sleep 100 & echo "$$ $!"; wait"#);
+        let _ = bashrt_core::exec::Executor::execute(&pool, &req, &mut consumer, &CancelToken::new().unwrap());
+    }));
+    assert!(result.is_err());
+    let output = String::from_utf8(output).unwrap();
+    let pids: Vec<i32> = output.split_whitespace().map(|p| p.parse().unwrap()).collect();
+    assert_all_dead(&pids, &output);
+    let (next, output) = in_shell(&pool, None, "echo fine");
+    assert_eq!(output, "fine\n");
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::CallFailed });
+}
+
+/// Set in the child that `shells_die_with_the_process_that_owns_the_pool` starts.
+const POOL_OWNER: &str = "BASHRT_TEST_POOL_OWNER";
+
+#[test]
+fn shells_die_with_the_process_that_owns_the_pool() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    const NAME: &str = "shells_die_with_the_process_that_owns_the_pool";
+    if std::env::var_os(POOL_OWNER).is_some() {
+        // The owner: start a shell from this (short-lived) test thread, report it, wait to be killed.
+        let pool = ShellPool::default();
+        let shell = first_pid(&in_shell(&pool, None, "echo $$").1);
+        println!("\nowned shell: {shell}");
+        std::io::stdout().flush().unwrap();
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        return;
+    }
+    let mut owner = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+        .env(POOL_OWNER, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(owner.stdout.take().unwrap());
+    let shell: i32 = stdout
+        .lines()
+        .map(Result::unwrap)
+        // libtest may print the test's name on the same line.
+        .find_map(|line| line.split_once("owned shell: ").map(|(_, pid)| pid.trim().parse().unwrap()))
+        .expect("the owner printed no shell pid");
+    // Opened before the owner dies, so that it refers to this shell and no later process.
+    // SAFETY: pidfd_open has no pointer arguments.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, shell, 0) };
+    assert!(fd >= 0, "the shell is not running");
+    owner.kill().unwrap();
+    owner.wait().unwrap();
+    // Readable once the shell exited; the bound only keeps a failing test from hanging.
+    let mut poll = [libc::pollfd { fd: fd as i32, events: libc::POLLIN, revents: 0 }];
+    // SAFETY: one valid pollfd in a live array.
+    let ready = unsafe { libc::poll(poll.as_mut_ptr(), 1, 30_000) };
+    assert_eq!(ready, 1, "the shell outlived the process that owned the pool");
+    assert!(!is_alive(shell));
+}
