@@ -111,7 +111,7 @@ fn aborting_a_session_also_drops_its_queued_commands() {
     assert_eq!(rpc.response("x")["data"]["aborted"], 2);
     assert_eq!(rpc.response("a1")["data"]["cancelled"], true);
     let queued = rpc.response("a2")["data"].clone();
-    assert_eq!((queued["cancelled"].as_bool(), queued["output"].as_str()), (Some(true), Some("")));
+    assert_eq!((queued["cancelled"].as_bool(), queued["output"].as_str()), (Some(true), Some("[Command cancelled]")));
     assert!(!alive(pid));
     assert_eq!(rpc.finish(), 0);
 }

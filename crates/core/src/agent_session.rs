@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::artifact::{ArtifactAllocator, ArtifactId};
 use crate::cancel::CancelToken;
 use crate::env::command_env;
-use crate::exec::{compose, ExecRequest, Executor, StatusMode};
+use crate::exec::{compose, CwdMode, ExecRequest, Executor, ShellEvent, StatusMode};
 use crate::feed::{ChunkCallback, Feed};
 use crate::outcome::Outcome;
 use crate::result::{append_notices, shape_output, Limits, RunReport};
@@ -45,6 +45,9 @@ pub struct BashResult {
     pub duration_ms: u64,
     /// The directory the command ended in (where the next command of the session starts).
     pub cwd: String,
+    /// Which shell ran it: the session's long-lived shell (started, reused, or replaced — and why, since
+    /// a replacement lost the session's variables and functions) or a one-shot shell (and why).
+    pub shell: String,
     pub outcome: Outcome,
     pub background_processes: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,6 +164,7 @@ impl AgentSession {
             signal: None,
             duration_ms: 0,
             cwd: cwd.display().to_string(),
+            shell: String::new(),
             outcome: Outcome::Exited { code: 2 },
             background_processes: 0,
             artifact_error: None,
@@ -193,6 +197,7 @@ impl AgentSession {
         let sink =
             OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: None }, Some(allocator));
         let artifacts_env = [("ARTIFACTS", artifacts.path().as_os_str().to_owned())];
+        let snapshot = if settings.snapshot { crate::exec::snapshot::for_shell(&shell) } else { None };
         let request = ExecRequest {
             shell,
             script: compose(command.trim(), settings.command_prefix.as_deref(), StatusMode::AsIs),
@@ -205,6 +210,10 @@ impl AgentSession {
             ),
             timeout: timeout.duration(),
             kill_grace: Duration::from_millis(settings.kill_grace_ms),
+            cwd_mode: CwdMode::Persist,
+            session: Some(self.id.clone()),
+            snapshot,
+            prefix: settings.command_prefix.clone(),
         };
         let view = ViewOptions { max_line_chars: settings.max_line_chars };
         let mut feed = Feed::new(sink, view).on_chunk(options.on_chunk);
@@ -229,13 +238,24 @@ impl AgentSession {
             max_bytes: settings.max_output_bytes,
             view,
             artifacts_available: true,
+            shell_replaced: None,
         };
         let shaped = shape_output(&report);
         let mut text = shaped.body;
         if text == "(no output)" {
             text.clear();
         }
-        append_notices(&mut text, &shaped.notices);
+        let mut notices = shaped.notices;
+        if let ShellEvent::Replaced { .. } = &execution.shell {
+            notices.push(format!("[Shell restarted: {}]", execution.shell));
+        }
+        match execution.outcome {
+            Outcome::TimedOut => notices.push(format!("[Command timed out after {} seconds]", timeout.applied_secs)),
+            Outcome::Cancelled => notices.push("[Command cancelled]".to_string()),
+            _ => {}
+        }
+        append_notices(&mut text, &notices);
+        let final_cwd = execution.final_cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
         let (output_lines, output_bytes) =
             shaped.truncation.as_ref().map_or((total_lines, total_bytes), |t| (t.output_lines, t.output_bytes));
         BashResult {
@@ -251,7 +271,8 @@ impl AgentSession {
             timed_out: execution.outcome == Outcome::TimedOut,
             signal: execution.outcome.signal_name(),
             duration_ms: execution.duration.as_millis() as u64,
-            cwd: cwd.display().to_string(),
+            cwd: final_cwd.display().to_string(),
+            shell: execution.shell.to_string(),
             outcome: execution.outcome,
             background_processes: execution.background,
             artifact_error: shaped.artifact_error,

@@ -72,6 +72,10 @@ pub struct Details {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
     pub background_processes: u32,
+    /// Which shell ran the command: a long-lived one started or reused, a replacement (and why), or a
+    /// one-shot shell (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,6 +162,9 @@ pub struct RunReport<'a> {
     pub view: ViewOptions,
     /// Whether the call had somewhere to keep artifacts at all.
     pub artifacts_available: bool,
+    /// Set when the long-lived shell had died and this call started a fresh one: state set by earlier
+    /// calls (variables, functions) is gone, and the model must know.
+    pub shell_replaced: Option<String>,
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the
@@ -267,6 +274,9 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
     let shaped = shape_output(&report);
     let mut text = shaped.body;
     let mut notices = shaped.notices;
+    if let Some(replaced) = &report.shell_replaced {
+        notices.push(format!("[Shell restarted: {replaced}]"));
+    }
     if report.timeout.clamped {
         notices.push(format!(
             "[Timeout clamped to {}s (requested {}s)]",

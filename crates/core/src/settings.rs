@@ -46,6 +46,9 @@ pub struct Settings {
     pub non_interactive_env: bool,
     /// `bash.env`: extra environment variables for every command (strings).
     pub env: Vec<(String, String)>,
+    /// `bash.snapshot`: load the user's aliases, functions and options (from an interactive bash's view
+    /// of `~/.bashrc`) into the shells that run commands.
+    pub snapshot: bool,
 }
 
 impl Default for Settings {
@@ -62,6 +65,7 @@ impl Default for Settings {
             kill_grace_ms: 200,
             non_interactive_env: true,
             env: Vec::new(),
+            snapshot: true,
         }
     }
 }
@@ -79,6 +83,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("bash.killGraceMs", "integer, default 200: SIGTERM to SIGKILL grace on timeout/abort"),
     ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
     ("bash.env", "object of string values: extra environment for every command"),
+    ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -175,6 +180,7 @@ impl Settings {
             "bash.nonInteractiveEnv" => {
                 self.non_interactive_env = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
             }
+            "bash.snapshot" => self.snapshot = as_bool(&value).ok_or_else(|| bad("expected true or false"))?,
             "bash.env" => {
                 let Value::Object(map) = value else { return Err(bad("expected an object of strings")) };
                 let mut env = Vec::new();

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use crate::artifact::{ArtifactAllocator, ArtifactDir};
 use crate::cancel::CancelToken;
 use crate::env::command_env;
-use crate::exec::{compose, ExecRequest, Executor, OneShotExecutor, StatusMode};
+use crate::exec::{compose, CwdMode, ExecRequest, Executor, OneShotExecutor, ShellEvent, StatusMode};
 use crate::feed::Feed;
 pub use crate::feed::UPDATE_INTERVAL;
 use crate::intercept::Interceptor;
@@ -194,6 +194,7 @@ impl BashTool {
         };
         let extra: Vec<(&str, OsString)> =
             ctx.artifacts.as_ref().map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
+        let snapshot = if self.settings.snapshot { crate::exec::snapshot::for_shell(&shell) } else { None };
         let request = ExecRequest {
             shell,
             script: compose(&command, self.settings.command_prefix.as_deref(), status),
@@ -206,7 +207,10 @@ impl BashTool {
             ),
             timeout: timeout.duration(),
             kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
-            ..Default::default()
+            cwd_mode: CwdMode::Set,
+            session: None,
+            snapshot,
+            prefix: self.settings.command_prefix.clone(),
         };
         let view = ViewOptions { max_line_chars: self.settings.max_line_chars };
         let mut consumer = Feed::new(sink, view).stop_after(stop_after).on_update(ctx.on_update);
@@ -235,7 +239,9 @@ impl BashTool {
             max_bytes: self.settings.max_output_bytes,
             view,
             artifacts_available: ctx.artifacts.is_some(),
+            shell_replaced: matches!(execution.shell, ShellEvent::Replaced { .. }).then(|| execution.shell.to_string()),
         };
+        details.shell = Some(execution.shell.to_string());
         shape_tool_result(report, details)
     }
 }

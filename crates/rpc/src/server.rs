@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use bashrt_core::agent_session::{AgentSession, BashOptions};
 use bashrt_core::artifact::ArtifactError;
-use bashrt_core::exec::{Executor, OneShotExecutor};
+use bashrt_core::exec::{Executor, PoolConfig, ShellPool};
 use bashrt_core::session::{SessionError, SessionName, StateDir};
 use bashrt_core::settings::Settings;
 use bashrt_core::tool::{BashParams, BashTool, CallContext};
@@ -57,9 +57,9 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// The one-shot executor, the given settings, session and state.
+    /// A pool of long-lived shells (SPEC 3.1), the given settings, session and state.
     pub fn new(settings: Settings, default_session: SessionName, cwd: PathBuf, state: Option<StateDir>) -> Self {
-        Self { settings, default_session, cwd, state, executor: Arc::new(OneShotExecutor) }
+        Self { settings, default_session, cwd, state, executor: Arc::new(ShellPool::new(PoolConfig::default())) }
     }
 }
 

@@ -21,7 +21,13 @@ impl Env {
     pub fn new() -> Self {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(root.path().join("work")).unwrap();
+        std::fs::create_dir_all(root.path().join("home")).unwrap();
         Self { root }
+    }
+
+    /// HOME of the commands: the user's own rc files never leak into a test.
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
     }
 
     pub fn work(&self) -> PathBuf {
@@ -37,6 +43,7 @@ impl Env {
         cmd.current_dir(self.work())
             .env("BASHRT_STATE_DIR", self.state())
             .env("XDG_CONFIG_HOME", self.root.path().join("config"))
+            .env("HOME", self.home())
             .env_remove("BASHRT_SETTINGS")
             .env_remove("BASHRT_LOG");
         cmd

@@ -36,9 +36,21 @@ impl Executor for OneShotExecutor {
             return Ok(finished(Outcome::Cancelled, started, 0));
         }
         let deadline = started.checked_add(req.timeout);
-        let script_file = if req.script.len() > ARG_LIMIT {
-            let file =
-                ScriptFile::create(&req.script).map_err(|(path, source)| ExecError::ScriptFile { path, source })?;
+        // A snapshot is sourced on a line of its own, so its aliases apply to the command's lines.
+        let with_snapshot;
+        let script = match &req.snapshot {
+            Some(snapshot) => {
+                with_snapshot = format!(
+                    ". {} </dev/null >/dev/null 2>&1\n{}",
+                    super::snapshot::shell_quote(&snapshot.to_string_lossy()),
+                    req.script
+                );
+                &with_snapshot
+            }
+            None => &req.script,
+        };
+        let script_file = if script.len() > ARG_LIMIT {
+            let file = ScriptFile::create(script).map_err(|(path, source)| ExecError::ScriptFile { path, source })?;
             Some(file)
         } else {
             None
@@ -47,7 +59,7 @@ impl Executor for OneShotExecutor {
         let mut command = Command::new(&req.shell);
         match &script_file {
             Some(file) => command.arg(file.path()),
-            None => command.arg("-c").arg(&req.script),
+            None => command.arg("-c").arg(script),
         };
         command
             .current_dir(&req.cwd)

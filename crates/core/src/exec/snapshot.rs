@@ -334,6 +334,19 @@ pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Cached {
     result
 }
 
+/// The snapshot to source for `shell`, captured on first use: only for bash, only with a HOME, and
+/// `None` on any failure (the call then runs without one).
+pub fn for_shell(shell: &Path) -> Option<PathBuf> {
+    if !shell.file_name().is_some_and(|n| n.to_string_lossy().starts_with("bash")) {
+        return None;
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)?;
+    // SAFETY: getuid(2) cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir().join(format!("bashrt-snapshots-{uid}"));
+    get_or_create(shell, &home, &dir).ok().map(|s| s.path.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,76 @@
+//! Session semantics end to end: what persists between calls, for which surface, and when a shell is
+//! replaced — through `bashrt rpc` (long-lived shells) and `bashrt run` (the snapshot).
+
+mod common;
+
+use common::{stdout, Env};
+use serde_json::json;
+
+#[test]
+fn session_level_bash_keeps_cwd_and_shell_state_between_calls() {
+    let env = Env::new();
+    std::fs::create_dir(env.work().join("sub")).unwrap();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"1","type":"bash","command":"cd sub && X=42 && f() { echo f:$1; }"}));
+    let first = rpc.response("1")["data"].clone();
+    assert_eq!(first["cwd"], env.work().join("sub").display().to_string());
+    rpc.send(json!({"id":"2","type":"bash","command":"pwd; echo $X; f a"}));
+    let second = rpc.response("2")["data"].clone();
+    assert_eq!(second["output"], format!("{}\n42\nf:a\n", env.work().join("sub").display()));
+    assert_eq!(second["shell"], "reused the shell of earlier calls");
+    // Another session shares nothing.
+    rpc.send(json!({"id":"3","type":"bash","command":"pwd; echo \"[$X]\"","sessionId":"other"}));
+    let other = rpc.response("3")["data"].clone();
+    assert_eq!(other["output"], format!("{}\n[]\n", env.work().display()));
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn a_session_shell_that_exits_is_replaced_and_the_call_says_so() {
+    let env = Env::new();
+    std::fs::create_dir(env.work().join("sub")).unwrap();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"0","type":"bash","command":"cd sub"}));
+    rpc.response("0");
+    rpc.send(json!({"id":"1","type":"bash","command":"Y=1; exit 3"}));
+    assert_eq!(rpc.response("1")["data"]["exitCode"], 3);
+    rpc.send(json!({"id":"2","type":"bash","command":"pwd; echo \"[$Y]\""}));
+    let data = rpc.response("2")["data"].clone();
+    let output = data["output"].as_str().unwrap().to_string();
+    // The fresh shell starts where the session was; the variables of the dead shell are gone, and said so.
+    assert!(output.starts_with(&format!("{}\n[]\n", env.work().join("sub").display())), "{output}");
+    assert!(
+        output.contains("[Shell restarted: the previous shell exited with status 3; started a fresh one]"),
+        "{output}"
+    );
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn tool_calls_run_in_their_cwd_every_time_but_keep_shell_state() {
+    let env = Env::new();
+    std::fs::create_dir(env.work().join("sub")).unwrap();
+    let mut rpc = env.rpc(&[], &[]);
+    let call = |id: &str, command: &str| json!({"id":id,"type":"tool_call","toolCallId":id,"name":"bash","arguments":{"command":command}});
+    rpc.send(call("t1", "cd sub; export Z=7; pwd"));
+    let (_, end) = rpc.tool_event("tool_execution_end", "t1");
+    assert_eq!(end["result"]["content"][0]["text"], format!("{}\n", env.work().join("sub").display()));
+    rpc.send(call("t2", "pwd; echo $Z"));
+    let (_, end) = rpc.tool_event("tool_execution_end", "t2");
+    assert_eq!(end["result"]["content"][0]["text"], format!("{}\n7\n", env.work().display()));
+    assert_eq!(end["result"]["details"]["shell"], "reused the shell of earlier calls");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn aliases_and_functions_from_the_users_bashrc_work_in_commands() {
+    let env = Env::new();
+    std::fs::write(
+        env.home().join(".bashrc"),
+        "[[ $- != *i* ]] && return\nalias hello='echo hello from rc'\n_h() { echo \"h:$1\"; }\nuse_h() { _h \"$1\"; }\n",
+    )
+    .unwrap();
+    assert_eq!(stdout(&env.run(&[], "hello; use_h x")), "hello from rc\nh:x\n");
+    let out = env.run(&["--set", "bash.snapshot=false"], "type hello >/dev/null 2>&1 || echo no alias");
+    assert_eq!(stdout(&out), "no alias\n");
+}
