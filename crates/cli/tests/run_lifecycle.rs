@@ -75,22 +75,8 @@ fn nothing_survives_a_sigkilled_runtime_not_even_setsid_or_double_forked_childre
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
     child.wait().unwrap();
     for pid in &pids {
-        wait_until_dead(*pid);
+        common::wait_until_dead(*pid);
     }
-}
-
-/// Waits for a process that is not our child to die, without sleeping: pidfd_open + poll.
-fn wait_until_dead(pid: i32) {
-    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return; // already gone
-    }
-    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-    let mut fds = [nix::poll::PollFd::new(fd.as_fd(), nix::poll::PollFlags::POLLIN)];
-    // Bounded only so a regression fails instead of hanging CI; the reaper normally takes milliseconds.
-    let ready = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(60_000u16)).unwrap();
-    assert_eq!(ready, 1, "pid {pid} outlived the SIGKILLed runtime");
 }
 
 #[test]

@@ -74,3 +74,43 @@ fn aliases_and_functions_from_the_users_bashrc_work_in_commands() {
     let out = env.run(&["--set", "bash.snapshot=false"], "type hello >/dev/null 2>&1 || echo no alias");
     assert_eq!(stdout(&out), "no alias\n");
 }
+
+#[test]
+fn a_restarted_server_lists_what_ran_in_the_session() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"1","type":"bash","command":"echo one"}));
+    rpc.response("1");
+    rpc.send(json!({"id":"2","type":"bash","command":"exit 4"}));
+    rpc.response("2");
+    assert_eq!(rpc.finish(), 0);
+
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id":"h","type":"get_history"}));
+    let entries = rpc.response("h")["data"]["entries"].clone();
+    assert_eq!(entries[0]["command"], "echo one");
+    assert_eq!(entries[0]["exitCode"], 0);
+    assert_eq!(entries[1]["command"], "exit 4");
+    assert_eq!(entries[1]["exitCode"], 4);
+    assert_eq!(entries[1]["cwd"], env.work().display().to_string());
+    assert!(entries[1]["startedMs"].as_u64().unwrap() >= entries[0]["startedMs"].as_u64().unwrap());
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn nothing_survives_a_sigkilled_rpc_server() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    // A long-lived shell, a background job of an earlier call, a setsid child, and a command still running.
+    rpc.send(json!({"id":"1","type":"bash","command":"sleep 100 & echo pid:$!"}));
+    let background = rpc.wait_for_number("1", "pid:");
+    rpc.response("1");
+    rpc.send(json!({"id":"2","type":"bash","command":"setsid sleep 100 & echo escaped:$!; echo shell:$$; sleep 100"}));
+    let escaped = rpc.wait_for_number("2", "escaped:");
+    let shell = rpc.wait_for_number("2", "shell:");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(rpc.pid()), nix::sys::signal::Signal::SIGKILL).unwrap();
+    rpc.wait_exit();
+    for pid in [background, escaped, shell] {
+        common::wait_until_dead(pid);
+    }
+}

@@ -120,7 +120,7 @@ impl AgentSession {
     }
 
     pub fn log_path(&self) -> PathBuf {
-        self.session.dir().join("bash.jsonl")
+        log_file(&self.session)
     }
 
     /// Runs the command as typed; never fails: problems are in the result.
@@ -299,6 +299,11 @@ impl AgentSession {
     pub fn history(&self) -> Vec<LogEntry> {
         read_log(&self.log_path())
     }
+}
+
+/// Where a session's log lives.
+pub fn log_file(session: &Session) -> PathBuf {
+    session.dir().join("bash.jsonl")
 }
 
 /// Reads a session log; a missing file is an empty history.

@@ -57,6 +57,7 @@ pub enum Request {
     Abort(AbortRequest),
     ReadArtifact(ReadArtifactRequest),
     GetState(SessionOnly),
+    GetHistory(SessionOnly),
     ListSessions,
 }
 
@@ -70,6 +71,7 @@ impl Request {
             Request::Abort(_) => "abort",
             Request::ReadArtifact(_) => "read_artifact",
             Request::GetState(_) => "get_state",
+            Request::GetHistory(_) => "get_history",
             Request::ListSessions => "list_sessions",
         }
     }
@@ -184,6 +186,7 @@ pub fn parse(frame: Frame) -> Result<Envelope, Rejected> {
         "abort" => fields(object, "abort").map(Request::Abort),
         "read_artifact" => fields(object, "read_artifact").map(Request::ReadArtifact),
         "get_state" => fields(object, "get_state").map(Request::GetState),
+        "get_history" => fields(object, "get_history").map(Request::GetHistory),
         "list_sessions" => Ok(Request::ListSessions),
         _ => Err(RequestError::UnknownType(kind.clone())),
     };

@@ -362,6 +362,7 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame, workers: &mut Vec<JoinHandle<()>
         Request::AbortBash(req) => abort_bash(shared, id.as_ref(), &req).map(|()| None),
         Request::Abort(req) => abort(shared, id.as_ref(), &req).map(|()| None),
         Request::GetState(req) => get_state(shared, id.as_ref(), &req).map(|()| None),
+        Request::GetHistory(req) => get_history(shared, id.as_ref(), &req).map(|()| None),
         Request::ListSessions => {
             list_sessions(shared, id.as_ref());
             Ok(None)
@@ -572,6 +573,21 @@ fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(
         artifacts,
     };
     shared.output.ok_with(id, "get_state", &state);
+    Ok(())
+}
+
+/// `get_history`: what ran in a session, from its log — also what ran before this server started.
+fn get_history(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(), CommandError> {
+    let name = shared.session_name(req.session_id.as_deref())?;
+    let entries = shared
+        .state
+        .as_ref()
+        .map(|state| {
+            use bashrt_core::agent_session::{log_file, read_log};
+            read_log(&log_file(&state.session(&name)))
+        })
+        .unwrap_or_default();
+    shared.output.ok_with(id, "get_history", &serde_json::json!({ "sessionId": name.as_str(), "entries": entries }));
     Ok(())
 }
 

@@ -305,3 +305,19 @@ pub fn release(gate: &Path) {
     let mut file = std::fs::OpenOptions::new().write(true).open(gate).unwrap();
     file.write_all(b"go\n").unwrap();
 }
+
+/// Waits for a process that is not our child to die, without sleeping: pidfd_open + poll.
+pub fn wait_until_dead(pid: i32) {
+    use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return; // already gone
+    }
+    // SAFETY: a descriptor the kernel just returned, owned by nobody else.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let mut fds = [nix::poll::PollFd::new(fd.as_fd(), nix::poll::PollFlags::POLLIN)];
+    // Bounded only so a regression fails instead of hanging CI; the reaper normally takes milliseconds.
+    let ready = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(60_000u16)).unwrap();
+    assert_eq!(ready, 1, "pid {pid} outlived the SIGKILLed runtime");
+}
