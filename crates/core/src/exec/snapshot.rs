@@ -59,10 +59,19 @@ pub enum SnapshotError {
     Write { path: PathBuf, source: std::io::Error },
 }
 
+/// A snapshot file younger than this, and newer than the user's rc files, is reused by later processes
+/// (`bashrt run` is one process per call; capturing costs an interactive bash start and a validation).
+pub const REUSE_FOR: Duration = Duration::from_secs(600);
+
+/// The files whose change makes a cached snapshot stale.
+const RC_FILES: &[&str] = &[".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_aliases"];
+
 /// A captured snapshot on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     pub path: PathBuf,
+    /// Taken from an earlier process's capture: the counts and the skipped list are then unknown (zero).
+    pub reused: bool,
     pub functions: usize,
     pub aliases: usize,
     /// `name: reason` for every item left out.
@@ -135,6 +144,7 @@ pub fn capture(shell: &Path, home: &Path, out: &Path, timeout: Duration) -> Resu
     write_snapshot(out, &valid)?;
     Ok(Snapshot {
         path: out.to_path_buf(),
+        reused: false,
         functions: valid.iter().filter(|i| i.kind == Kind::Function).count(),
         aliases: valid.iter().filter(|i| i.kind == Kind::Alias).count(),
         skipped,
@@ -212,7 +222,7 @@ fn select(items: Vec<Item>, skipped: &mut Vec<String>) -> Vec<Item> {
     out
 }
 
-/// Sources every item on its own in a subshell of a clean shell; keeps those that load without error.
+/// Sources every item on its own in one clean shell; keeps those that load without error.
 fn validate(
     shell: &Path,
     items: &[Item],
@@ -225,8 +235,10 @@ fn validate(
         let file = dir.path.join(format!("{i}.sh"));
         std::fs::write(&file, format!("{}\n", item.text))
             .map_err(|source| SnapshotError::Write { path: file.clone(), source })?;
+        // No subshell per item: a syntax error in a sourced file fails that `.` only (bash is not in
+        // POSIX mode here), and loading a definition or an option has no other effect.
         script.push_str(&format!(
-            "if ( . {q} ) >/dev/null 2>&1 </dev/null; then . {q} >/dev/null 2>&1 </dev/null; echo {i}; fi\n",
+            "if . {q} >/dev/null 2>&1 </dev/null; then echo {i}; fi\n",
             q = shell_quote(&file.to_string_lossy())
         ));
     }
@@ -326,12 +338,27 @@ pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Cached {
         .chain(key.1.to_string_lossy().bytes())
         .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     let out = dir.join(format!("snapshot-{hash:016x}.sh"));
-    let result = capture(shell, home, &out, CAPTURE_TIMEOUT).map(Arc::new).map_err(Arc::new);
+    let result = if is_fresh(&out, home) {
+        Ok(Arc::new(Snapshot { path: out, reused: true, functions: 0, aliases: 0, skipped: Vec::new() }))
+    } else {
+        capture(shell, home, &out, CAPTURE_TIMEOUT).map(Arc::new).map_err(Arc::new)
+    };
     if let Err(e) = &result {
         tracing::warn!("running without a shell snapshot: {e}");
     }
     cache.lock().unwrap_or_else(PoisonError::into_inner).insert(key, result.clone());
     result
+}
+
+/// Whether a snapshot file can be reused: recent, and written after every rc file last changed.
+fn is_fresh(snapshot: &Path, home: &Path) -> bool {
+    let Ok(written) = std::fs::metadata(snapshot).and_then(|m| m.modified()) else { return false };
+    let recent = written.elapsed().is_ok_and(|age| age < REUSE_FOR);
+    recent
+        && RC_FILES.iter().all(|rc| match std::fs::metadata(home.join(rc)).and_then(|m| m.modified()) {
+            Ok(changed) => changed < written,
+            Err(_) => true,
+        })
 }
 
 /// The snapshot to source for `shell`, captured on first use: only for bash, only with a HOME, and
