@@ -393,6 +393,27 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_is_reused_only_while_recent_and_newer_than_the_rc_files() {
+        let home = tempfile::tempdir().unwrap();
+        let snap = home.path().join("snap.sh");
+        let set_age = |path: &Path, secs: u64| {
+            let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+            file.set_modified(std::time::SystemTime::now() - Duration::from_secs(secs)).unwrap();
+        };
+        assert!(!is_fresh(&snap, home.path()), "missing");
+        std::fs::write(&snap, "").unwrap();
+        assert!(is_fresh(&snap, home.path()), "new, no rc files");
+        std::fs::write(home.path().join(".bashrc"), "").unwrap();
+        set_age(&snap, 60);
+        assert!(!is_fresh(&snap, home.path()), ".bashrc changed after the snapshot");
+        set_age(&home.path().join(".bashrc"), 120);
+        assert!(is_fresh(&snap, home.path()));
+        set_age(&snap, REUSE_FOR.as_secs() + 1);
+        set_age(&home.path().join(".bashrc"), REUSE_FOR.as_secs() + 60);
+        assert!(!is_fresh(&snap, home.path()), "too old");
+    }
+
+    #[test]
     fn quoting_survives_any_text() {
         assert_eq!(shell_quote("a'b"), r"'a'\''b'");
     }
