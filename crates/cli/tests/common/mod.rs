@@ -22,6 +22,7 @@ impl Env {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(root.path().join("work")).unwrap();
         std::fs::create_dir_all(root.path().join("home")).unwrap();
+        std::fs::create_dir_all(root.path().join("tmp")).unwrap();
         Self { root }
     }
 
@@ -44,6 +45,7 @@ impl Env {
             .env("BASHRT_STATE_DIR", self.state())
             .env("XDG_CONFIG_HOME", self.root.path().join("config"))
             .env("HOME", self.home())
+            .env("TMPDIR", self.root.path().join("tmp"))
             .env_remove("BASHRT_SETTINGS")
             .env_remove("BASHRT_LOG");
         cmd
