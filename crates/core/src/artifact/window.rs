@@ -26,20 +26,7 @@ pub enum Window {
 pub fn write_window(path: &Path, window: &Window, out: &mut dyn Write) -> io::Result<u64> {
     let file = File::open(path)?;
     match window {
-        Window::Whole => {
-            let mut reader = BufReader::with_capacity(64 * 1024, file);
-            let mut lines = 0u64;
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                let n = reader.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                lines += bytecount::count(&buf[..n], b'\n') as u64;
-                out.write_all(&buf[..n])?;
-            }
-            Ok(lines)
-        }
+        Window::Whole => copy_rest(file, out),
         Window::Head(n) => copy_lines(file, out, |number, _| (number <= *n, number >= *n)),
         Window::Lines { first, last } => {
             copy_lines(file, out, |number, _| (number >= *first && number <= *last, number >= *last))
@@ -127,18 +114,24 @@ fn write_tail(mut file: File, n: u64, out: &mut dyn Write) -> io::Result<u64> {
         end = pos;
     }
     file.seek(SeekFrom::Start(start))?;
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let mut lines = 0u64;
+    copy_rest(file, out)
+}
+
+/// Copies from the file's position to its end; returns the number of lines copied (an unterminated
+/// last line counts).
+fn copy_rest(mut file: File, out: &mut dyn Write) -> io::Result<u64> {
+    let mut newlines = 0u64;
+    let mut last = b'\n';
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let read = reader.read(&mut buf)?;
-        if read == 0 {
-            break;
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(newlines + u64::from(last != b'\n'));
         }
-        lines += bytecount::count(&buf[..read], b'\n') as u64;
-        out.write_all(&buf[..read])?;
+        newlines += bytecount::count(&buf[..n], b'\n') as u64;
+        last = buf[n - 1];
+        out.write_all(&buf[..n])?;
     }
-    Ok(lines.max(1).min(n))
 }
 
 #[cfg(test)]
@@ -150,8 +143,10 @@ mod tests {
         let path = dir.path().join("1.bash.log");
         std::fs::write(&path, content).unwrap();
         let mut out = Vec::new();
-        write_window(&path, &window, &mut out).unwrap();
-        String::from_utf8(out).unwrap()
+        let lines = write_window(&path, &window, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(lines as usize, text.lines().count(), "line count of {text:?}");
+        text
     }
 
     #[test]
