@@ -2,14 +2,18 @@
 # bashrt's first benchmark (SPEC §11): one command, one run, every figure against the plain-bash floor
 # measured in the same run. See BENCHMARKS.md for what each row means and the latest results.
 #
-#   bench/run.sh                 # everything, about 1.5 minutes after the build on a quiet machine
+#   bench/run.sh                 # everything, about 2.5 minutes after the build on a quiet machine
+#   SECTIONS=latency bench/run.sh   # only the per-call latency section (6), about 1 minute
 #
 # Knobs (environment): RUNS (interleaved rounds for the 100M rows, default 15), E2E_RUNS (1 GiB rows, 5),
 # STARTUP_RUNS (hyperfine runs of `true`, 300), RSS_RUNS (per size, 3), SKIP_CRITERION=1,
 # QUIET_MAX / QUIET_WAIT (before each section, wait while others use more than QUIET_MAX% of the
 # CPUs, default 20, but at most QUIET_WAIT seconds in all, default 600; the figure is recorded),
 # BENCH_TMP (where spill files go, default /tmp: ext4 here, like the real state dir),
-# BENCH_OUT (results dir, default $BENCH_TMP/bashrt-bench-results.<time>), CARGO_TARGET_DIR.
+# BENCH_OUT (results dir, default $BENCH_TMP/bashrt-bench-results.<time>), CARGO_TARGET_DIR,
+# SECTIONS (space-separated subset of "bulk e2e startup rss criterion latency", default all),
+# LAT_N (timed calls per in-process latency row, 2000), LAT_WARMUP (50), LAT_STARTS (10),
+# RPC_N (timed round trips per `bashrt rpc` row, 1000), RPC_STARTS (fresh servers per start-up row, 15).
 #
 # Placement: "1 CPU" runs everything under `taskset -c 0` (producer and bashrt share one core: every
 # cycle bashrt spends is added to the wall time); "2 CPUs" under `taskset -c 0,1` (the reader and
@@ -26,6 +30,14 @@ BENCH_TMP=${BENCH_TMP:-/tmp}
 OUT=${BENCH_OUT:-$BENCH_TMP/bashrt-bench-results.$(date +%Y%m%d-%H%M%S)}
 ONE=(taskset -c 0)
 TWO=(taskset -c 0,1)
+SECTIONS=${SECTIONS:-bulk e2e startup rss criterion latency}
+LAT_N=${LAT_N:-2000}
+LAT_WARMUP=${LAT_WARMUP:-50}
+LAT_STARTS=${LAT_STARTS:-10}
+RPC_N=${RPC_N:-1000}
+RPC_STARTS=${RPC_STARTS:-15}
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if want criterion && [ "${SKIP_CRITERION:-0}" = 1 ]; then SECTIONS=${SECTIONS/criterion/}; fi
 
 say() { printf '\n== %s\n' "$*" >&2; }
 
@@ -62,8 +74,18 @@ trap 'rm -rf "$work"' EXIT
 
 say "build (release)"
 cargo build --release --locked -p bashrt >&2
-if [ "${SKIP_CRITERION:-0}" != 1 ]; then
+if want criterion; then
     cargo bench --locked -p bashrt-core --bench sink --no-run >&2
+fi
+if want latency; then
+    # The harness binary itself, so that taskset pins it and not cargo.
+    latency_bin=$(cargo bench --locked -p bashrt-core --bench latency --no-run --message-format=json |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "latency" and m.get("executable"):
+        print(m["executable"])')
+    [ -x "$latency_bin" ] || { echo "bench/run.sh: no latency bench binary" >&2; exit 1; }
 fi
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 bashrt="$target_dir/release/bashrt"
@@ -134,7 +156,7 @@ pairs() { # placement name runs commands...
 #    fresh artifact), plus diagnostic rows that split bashrt's extra time: bashrt without a spill;
 #    one more pipe hop (`cat` reads and discards); the producer writing the same bytes to a fresh
 #    file itself; `cat` as a reader that spills (the least any separate reader that spills can cost).
-for cpus in 1 2; do
+want bulk && for cpus in 1 2; do
     pairs "$cpus" "bulk-100M-${cpus}cpu" "$RUNS" \
         "floor=bash -c '$P > /dev/null'" \
         "bashrt=BASHRT_STATE_DIR=$state $bashrt run -- '$P'" \
@@ -145,7 +167,7 @@ for cpus in 1 2; do
 done
 
 # 2. 1 GiB end to end (pipe + sink + spill), raw bytes from a producer that costs almost nothing.
-for cpus in 1 2; do
+want e2e && for cpus in 1 2; do
     pairs "$cpus" "e2e-1GiB-${cpus}cpu" "$E2E_RUNS" \
         "floor=bash -c '$G > /dev/null'" \
         "bashrt=BASHRT_STATE_DIR=$state $bashrt run -- '$G'" \
@@ -154,40 +176,44 @@ done
 
 # 3. Start-up cost per call (informational): a fresh bash vs a fresh bashrt that runs a fresh bash;
 #    to split it, bashrt that starts no shell (`schema`) and bashrt without interceptor rules.
-say "startup (hyperfine, 1 CPU)"
-wait_quiet startup-1cpu
-rm -rf "$state"
-BASHRT_STATE_DIR=$state "${ONE[@]}" hyperfine -N --style basic --warmup 30 --runs "$STARTUP_RUNS" \
-    --export-json "$OUT/startup-1cpu.json" --output=null \
-    "bash -c true" "$bashrt run -- true" "$bashrt schema" "$bashrt run --set bashInterceptor.patterns=[] -- true" >&2
+if want startup; then
+    say "startup (hyperfine, 1 CPU)"
+    wait_quiet startup-1cpu
+    rm -rf "$state"
+    BASHRT_STATE_DIR=$state "${ONE[@]}" hyperfine -N --style basic --warmup 30 --runs "$STARTUP_RUNS" \
+        --export-json "$OUT/startup-1cpu.json" --output=null \
+        "bash -c true" "$bashrt run -- true" "$bashrt schema" "$bashrt run --set bashInterceptor.patterns=[] -- true" >&2
+fi
 
 # 4. Peak RSS of `bashrt run` from 1 MB to 1 GB of output (base64 -w 76: 77 bytes per 57 input
 #    bytes, so the input is sized to give N bytes of output). The artifact must hold all of it.
-say "peak RSS"
-wait_quiet rss
-printf 'size\tbytes\trun\tmaxrss_kib\tseconds\n' > "$OUT/rss.tsv"
-for spec in 'true:0' '1MB:1000000' '10MB:10000000' '100MB:100000000' '1GB:1000000000'; do
-    label=${spec%%:*} n=${spec#*:}
-    if [ "$label" = true ]; then cmd=true; else cmd="head -c $((n / 77 * 57)) /dev/zero | base64 -w 76"; fi
-    for run in $(seq "$RSS_RUNS"); do
-        rm -rf "$state"
-        BASHRT_STATE_DIR=$state "${TWO[@]}" /usr/bin/time -f '%M %e' -o "$work/time.txt" \
-            "$bashrt" run -- "$cmd" > "$work/result.txt"
-        read -r kib secs < "$work/time.txt"
-        bytes=0
-        if [ "$label" != true ]; then
-            bytes=$(stat -c %s "$state"/sessions/*/artifacts/1.bash.log)
-            [ "$bytes" -eq $((n / 77 * 77)) ] || { echo "bench/run.sh: artifact holds $bytes bytes, expected $((n / 77 * 77))" >&2; exit 1; }
-            grep -q 'artifact://1' "$work/result.txt" || { echo "bench/run.sh: no artifact in the result" >&2; exit 1; }
-        fi
-        printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$run" "$kib" "$secs" | tee -a "$OUT/rss.tsv" >&2
+if want rss; then
+    say "peak RSS"
+    wait_quiet rss
+    printf 'size\tbytes\trun\tmaxrss_kib\tseconds\n' > "$OUT/rss.tsv"
+    for spec in 'true:0' '1MB:1000000' '10MB:10000000' '100MB:100000000' '1GB:1000000000'; do
+        label=${spec%%:*} n=${spec#*:}
+        if [ "$label" = true ]; then cmd=true; else cmd="head -c $((n / 77 * 57)) /dev/zero | base64 -w 76"; fi
+        for run in $(seq "$RSS_RUNS"); do
+            rm -rf "$state"
+            BASHRT_STATE_DIR=$state "${TWO[@]}" /usr/bin/time -f '%M %e' -o "$work/time.txt" \
+                "$bashrt" run -- "$cmd" > "$work/result.txt"
+            read -r kib secs < "$work/time.txt"
+            bytes=0
+            if [ "$label" != true ]; then
+                bytes=$(stat -c %s "$state"/sessions/*/artifacts/1.bash.log)
+                [ "$bytes" -eq $((n / 77 * 77)) ] || { echo "bench/run.sh: artifact holds $bytes bytes, expected $((n / 77 * 77))" >&2; exit 1; }
+                grep -q 'artifact://1' "$work/result.txt" || { echo "bench/run.sh: no artifact in the result" >&2; exit 1; }
+            fi
+            printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$run" "$kib" "$secs" | tee -a "$OUT/rss.tsv" >&2
+        done
     done
-done
-rm -rf "$state"
+    rm -rf "$state"
+fi
 
 # 5. The sink alone (criterion): 1 GiB in 64 KiB chunks (one pipe read), with spill to a fresh file
 #    in $BENCH_TMP and without; and with spill in 1 MiB chunks (informational).
-if [ "${SKIP_CRITERION:-0}" != 1 ]; then
+if want criterion; then
     say "criterion: sink push, 1 GiB (1 CPU)"
     wait_quiet criterion
     TMPDIR=$work "${ONE[@]}" cargo bench --locked -p bashrt-core --bench sink -- sink_push_1GiB >&2
@@ -195,6 +221,32 @@ if [ "${SKIP_CRITERION:-0}" != 1 ]; then
         name=${gb//\//-}
         cp "$target_dir/criterion/sink_push_1GiB_$gb/new/estimates.json" "$OUT/criterion-$name.json"
         cp "$target_dir/criterion/sink_push_1GiB_$gb/new/sample.json" "$OUT/criterion-$name-sample.json"
+    done
+fi
+
+# 6. Per-call latency through a warm shell (SPEC §11), each against the floors measured in the same
+#    process run: the bare driven bash of perf-baseline §2 and a fresh `bash -c` per call.
+#    a) In process (crates/core/benches/latency.rs): `ShellPool::execute`, `AgentSession::execute_bash`
+#       and `BashTool::execute`, for `true` and `/bin/true`, 2000 calls each after 50 warm-ups.
+#    b) Through `bashrt rpc` (bench/rpc_latency.py): start to first response, `bash` and `tool_call`
+#       round trips with the client's own floors, and the server's peak RSS, also after bulk output.
+#    Both run with a scratch HOME holding Debian's default .bashrc (what the snapshot captures) and
+#    TMPDIR in the work dir (snapshots and scratch state are deleted with it).
+if want latency; then
+    home="$work/home"
+    mkdir -p "$home" "$work/tmp"
+    if [ -f /etc/skel/.bashrc ]; then cp /etc/skel/.bashrc "$home/.bashrc"; else : > "$home/.bashrc"; fi
+    lat_env=(env -u BASHRT_LOG -u BASHRT_SETTINGS HOME="$home" TMPDIR="$work/tmp")
+    for cpus in 1 2; do
+        if [ "$cpus" = 1 ]; then place=("${ONE[@]}"); else place=("${TWO[@]}"); fi
+        say "latency in process (${cpus} CPU)"
+        wait_quiet "latency-${cpus}cpu"
+        "${lat_env[@]}" "${place[@]}" "$latency_bin" --n "$LAT_N" --warmup "$LAT_WARMUP" --starts "$LAT_STARTS" \
+            --label "${cpus}cpu" --json "$OUT/latency-${cpus}cpu.jsonl" >&2
+        say "latency through bashrt rpc (${cpus} CPU)"
+        wait_quiet "rpc-${cpus}cpu"
+        "${lat_env[@]}" "${place[@]}" python3 bench/rpc_latency.py --bashrt "$bashrt" --n "$RPC_N" \
+            --starts "$RPC_STARTS" --label "${cpus}cpu" --out "$OUT/rpc-${cpus}cpu.json" >&2
     done
 fi
 
