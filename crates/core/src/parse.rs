@@ -52,31 +52,25 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// Parses `text` and runs `inspect` on the result, both on a private thread with a stack large enough
-/// for the text's nesting. `None` when the text is unparseable or `inspect` panicked.
+/// Parses `text` and runs `inspect` on the result, both with a stack large enough for the text's
+/// nesting: on the caller's stack when enough of it is left, else on a fresh stack segment of the same
+/// thread (no thread is spawned: this runs on every tool call). `None` when the text is unparseable or
+/// `inspect` panicked.
 ///
-/// `inspect` runs on that thread because walking (and dropping) a deeply nested AST recurses as much
+/// `inspect` runs on that stack because walking (and dropping) a deeply nested AST recurses as much
 /// as building it did.
 pub(crate) fn with_parsed<R, F>(text: &str, inspect: F) -> Option<R>
 where
-    R: Send,
-    F: FnOnce(&Parsed<'_>) -> R + Send,
+    F: FnOnce(&Parsed<'_>) -> R,
 {
     let openers = nesting_upper_bound(text);
     if openers > MAX_NESTING_OPENERS {
         return None;
     }
     let stack = BASE_STACK_BYTES + openers * STACK_BYTES_PER_OPENER;
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name("bashrt-parse".into())
-            .stack_size(stack)
-            .spawn_scoped(scope, move || {
-                let parsed = parse_here(text)?;
-                catch_unwind(AssertUnwindSafe(|| inspect(&parsed))).ok()
-            })
-            .ok()?;
-        handle.join().ok().flatten()
+    stacker::maybe_grow(stack, stack, || {
+        let parsed = parse_here(text)?;
+        catch_unwind(AssertUnwindSafe(|| inspect(&parsed))).ok()
     })
 }
 

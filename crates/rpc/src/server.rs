@@ -155,6 +155,7 @@ impl Server {
         output: impl Write + Send + 'static,
     ) -> Result<Ending, ServeError> {
         let Server { config, sender, events } = self;
+        warm_snapshot(&config.settings);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
         std::thread::Builder::new()
             .name("rpc-input".into())
@@ -238,6 +239,21 @@ struct Shared {
 struct SessionEntry {
     session: Arc<AgentSession>,
     queue: Arc<SessionQueue>,
+}
+
+/// Captures the user's shell snapshot in the background, so the first command does not wait for an
+/// interactive bash to read the rc files (commands that arrive meanwhile wait for the same capture).
+fn warm_snapshot(settings: &Settings) {
+    if !settings.snapshot {
+        return;
+    }
+    let Ok(shell) = bashrt_core::tool::resolve_shell(settings.shell_path.as_deref()) else { return };
+    let spawned = std::thread::Builder::new().name("rpc-snapshot".into()).spawn(move || {
+        bashrt_core::exec::snapshot::for_shell(&shell);
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot warm the shell snapshot: {e}");
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -322,32 +322,35 @@ type CacheKey = (PathBuf, PathBuf);
 type Cached = Result<Arc<Snapshot>, Arc<SnapshotError>>;
 
 /// Process-wide cache: one capture per (shell, HOME), failures included (so a broken rc costs one
-/// timeout per process, not one per call).
+/// timeout per process, not one per call). A caller arriving while a capture runs waits for it.
 pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Cached {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Cached>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<OnceLock<Cached>>>>> = OnceLock::new();
     let key = (shell.to_path_buf(), home.to_path_buf());
-    if let Some(hit) = cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
-        return hit.clone();
-    }
-    let hash = key
-        .0
-        .to_string_lossy()
-        .bytes()
-        .chain([0])
-        .chain(key.1.to_string_lossy().bytes())
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    let out = dir.join(format!("snapshot-{hash:016x}.sh"));
-    let result = if is_fresh(&out, home) {
-        Ok(Arc::new(Snapshot { path: out, reused: true, functions: 0, aliases: 0, skipped: Vec::new() }))
-    } else {
-        capture(shell, home, &out, CAPTURE_TIMEOUT).map(Arc::new).map_err(Arc::new)
-    };
-    if let Err(e) = &result {
-        tracing::warn!("running without a shell snapshot: {e}");
-    }
-    cache.lock().unwrap_or_else(PoisonError::into_inner).insert(key, result.clone());
-    result
+    let slot = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(key)
+        .or_default()
+        .clone();
+    slot.get_or_init(|| {
+        let hash = shell
+            .to_string_lossy()
+            .bytes()
+            .chain([0])
+            .chain(home.to_string_lossy().bytes())
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let out = dir.join(format!("snapshot-{hash:016x}.sh"));
+        if is_fresh(&out, home) {
+            return Ok(Arc::new(Snapshot { path: out, reused: true, functions: 0, aliases: 0, skipped: Vec::new() }));
+        }
+        let result = capture(shell, home, &out, CAPTURE_TIMEOUT).map(Arc::new).map_err(Arc::new);
+        if let Err(e) = &result {
+            tracing::warn!("running without a shell snapshot: {e}");
+        }
+        result
+    })
+    .clone()
 }
 
 /// Whether a snapshot file can be reused: recent, and written after every rc file last changed.
