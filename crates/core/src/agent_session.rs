@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::artifact::{ArtifactAllocator, ArtifactId};
 use crate::cancel::CancelToken;
-use crate::env::command_env;
+use crate::env::CommandEnv;
 use crate::exec::{compose, CwdMode, ExecRequest, Executor, ShellEvent, StatusMode};
 use crate::feed::{ChunkCallback, Feed};
 use crate::outcome::Outcome;
@@ -20,7 +20,7 @@ use crate::result::{append_notices, shape_output, Limits, RunReport};
 use crate::session::Session;
 use crate::settings::Settings;
 use crate::sink::{OutputSink, SinkConfig};
-use crate::tool::resolve_shell;
+use crate::tool::ShellCache;
 use crate::validate::{Timeout, MAX_TIMEOUT_SECS};
 use crate::view::ViewOptions;
 
@@ -91,6 +91,10 @@ pub struct AgentSession {
     session: Session,
     settings: Arc<Settings>,
     executor: Arc<dyn Executor>,
+    /// The settings' part of every command's environment, computed once (see [`CommandEnv`] for when the
+    /// runtime's own environment is read).
+    env: CommandEnv,
+    shell: ShellCache,
     cwd: Mutex<PathBuf>,
     log: Mutex<()>,
 }
@@ -103,7 +107,17 @@ impl AgentSession {
         settings: Arc<Settings>,
         executor: Arc<dyn Executor>,
     ) -> Self {
-        Self { id, session, settings, executor, cwd: Mutex::new(cwd), log: Mutex::new(()) }
+        let env = CommandEnv::from_process(settings.non_interactive_env, &settings.env);
+        Self {
+            id,
+            session,
+            settings,
+            executor,
+            env,
+            shell: ShellCache::default(),
+            cwd: Mutex::new(cwd),
+            log: Mutex::new(()),
+        }
     }
 
     pub fn id(&self) -> &str {
@@ -173,7 +187,7 @@ impl AgentSession {
         if !cwd.is_dir() {
             return refuse(format!("Working directory does not exist: {}", cwd.display()));
         }
-        let shell = match resolve_shell(settings.shell_path.as_deref()) {
+        let shell = match self.shell.get(settings.shell_path.as_deref()) {
             Ok(shell) => shell,
             Err(e) => return refuse(e.to_string()),
         };
@@ -202,12 +216,7 @@ impl AgentSession {
             shell,
             script: compose(command.trim(), settings.command_prefix.as_deref(), StatusMode::AsIs),
             cwd: cwd.to_path_buf(),
-            env: command_env(
-                settings.non_interactive_env,
-                |name| std::env::var_os(name).is_some(),
-                &settings.env,
-                &artifacts_env,
-            ),
+            env: self.env.with(&artifacts_env),
             timeout: timeout.duration(),
             kill_grace: Duration::from_millis(settings.kill_grace_ms),
             cwd_mode: CwdMode::Persist,
@@ -219,7 +228,10 @@ impl AgentSession {
         let mut feed = Feed::new(sink, view).on_chunk(options.on_chunk);
         let execution = match self.executor.execute(&request, &mut feed, &cancel) {
             Ok(e) => e,
-            Err(e) => return refuse(e.to_string()),
+            Err(e) => {
+                self.shell.forget();
+                return refuse(e.to_string());
+            }
         };
         let mut sink = feed.into_sink();
         if matches!(crate::view::model_view(sink.tail_bytes(), &view), crate::view::View::Binary { .. }) {

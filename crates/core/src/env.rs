@@ -61,19 +61,65 @@ pub fn command_env(
     user: &[(String, String)],
     extra: &[(&str, OsString)],
 ) -> Vec<(OsString, OsString)> {
-    let mut env = Vec::new();
-    if harden {
-        for (name, value) in NON_INTERACTIVE_DEFAULTS {
-            let user_has = is_set(name) || user.iter().any(|(k, _)| k == name);
-            if !user_has {
-                env.push((OsString::from(name), OsString::from(value)));
+    CommandEnv::new(harden, is_set, user).with(extra)
+}
+
+/// [`command_env`] split in two, so that a caller making many calls pays for the settings part once.
+///
+/// The hardening defaults and `bash.env` depend only on the settings and on which variables the runtime's
+/// own environment has; asking the process environment for 40 names takes its lock and allocates each
+/// time, which was a measurable share of a warm call. Only `extra` (which differs per call) and the
+/// reaper's marker are added per call.
+///
+/// The process environment is read once, by [`CommandEnv::from_process`]: a variable the runtime sets
+/// in its own environment afterwards (`std::env::set_var`) no longer suppresses the matching hardening
+/// default of an existing `BashTool` / `AgentSession`, whose commands then get the default instead of the
+/// new value (a long-lived shell of the pool inherited the environment of its own start anyway). bashrt
+/// does not change its environment after start-up; a caller that does should build a new tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandEnv {
+    /// Hardening defaults and `user`, one entry per name (the last one given wins, as when applied in
+    /// order), sorted by name: the pool keys shells by the sorted environment, and sorting an
+    /// almost-sorted list is cheap.
+    base: Vec<(OsString, OsString)>,
+}
+
+impl CommandEnv {
+    /// `is_set` as in [`command_env`].
+    pub fn new(harden: bool, is_set: impl Fn(&str) -> bool, user: &[(String, String)]) -> Self {
+        let mut base = Vec::new();
+        if harden {
+            for (name, value) in NON_INTERACTIVE_DEFAULTS {
+                let user_has = is_set(name) || user.iter().any(|(k, _)| k == name);
+                if !user_has {
+                    base.push((OsString::from(name), OsString::from(value)));
+                }
             }
         }
+        base.extend(user.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+        // Reversed, a stable sort puts the last given of each name first in its run: the one `dedup_by`
+        // keeps.
+        base.reverse();
+        base.sort_by(|a, b| a.0.cmp(&b.0));
+        base.dedup_by(|later, first| later.0 == first.0);
+        Self { base }
     }
-    env.extend(user.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
-    env.extend(extra.iter().map(|(k, v)| (OsString::from(k), v.clone())));
-    env.push(crate::reaper::Reaper::global().marker());
-    env
+
+    /// Reads the runtime's own environment now (see the type's docs for why only once).
+    pub fn from_process(harden: bool, user: &[(String, String)]) -> Self {
+        Self::new(harden, |name| std::env::var_os(name).is_some(), user)
+    }
+
+    /// The full list for one command: the settings part, then `extra`, then the reaper's marker.
+    pub fn with(&self, extra: &[(&str, OsString)]) -> Vec<(OsString, OsString)> {
+        let mut env = Vec::with_capacity(self.base.len() + extra.len() + 1);
+        env.extend(self.base.iter().cloned());
+        env.extend(extra.iter().map(|(k, v)| (OsString::from(k), v.clone())));
+        // Per call rather than cached: `Reaper::global` starts the reaper on first use, which should stay
+        // the first command's doing, not the constructor's.
+        env.push(crate::reaper::Reaper::global().marker());
+        env
+    }
 }
 
 #[cfg(test)]
@@ -94,5 +140,20 @@ mod tests {
         let env = command_env(false, |_| false, &[], &[]);
         assert_eq!(env.len(), 1);
         assert_eq!(env[0].0, crate::reaper::MARKER_VAR);
+    }
+
+    /// Applying the list in order gives what it gave before it was deduplicated and sorted.
+    #[test]
+    fn the_last_value_per_name_wins_and_the_marker_is_last() {
+        let user = vec![("ZED".into(), "1".into()), ("PAGER".into(), "less".into()), ("ZED".into(), "2".into())];
+        let env = command_env(true, |n| n == "EDITOR", &user, &[("ARTIFACTS", OsString::from("/a"))]);
+        let values = |name: &str| env.iter().filter(|(k, _)| k == name).map(|(_, v)| v.clone()).collect::<Vec<_>>();
+        assert_eq!(values("ZED"), [OsString::from("2")]);
+        assert_eq!(values("PAGER"), [OsString::from("less")]);
+        assert!(values("EDITOR").is_empty());
+        assert_eq!(values("ARTIFACTS"), [OsString::from("/a")]);
+        assert_eq!(env.last().map(|(k, _)| k.as_os_str()), Some(std::ffi::OsStr::new(crate::reaper::MARKER_VAR)));
+        let names: Vec<_> = env[..env.len() - 2].iter().map(|(k, _)| k).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted, one per name: {names:?}");
     }
 }

@@ -6,7 +6,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use crate::artifact::{ArtifactAllocator, ArtifactDir};
 use crate::cancel::CancelToken;
-use crate::env::command_env;
+use crate::env::CommandEnv;
 use crate::exec::{compose, CwdMode, ExecRequest, Executor, OneShotExecutor, ShellEvent, StatusMode};
 use crate::feed::Feed;
 pub use crate::feed::UPDATE_INTERVAL;
@@ -95,6 +95,36 @@ pub fn resolve_shell(setting: Option<&Path>) -> Result<PathBuf, ShellError> {
         .ok_or(ShellError::NoBash)
 }
 
+/// [`resolve_shell`]'s answer, kept for the next calls of a tool or session.
+///
+/// Resolving stats a few files per call (`$SHELL`, then `bash` in each `PATH` directory). The answer
+/// changes only when the shell is installed or removed, or the runtime changes its own `SHELL`/`PATH`
+/// (bashrt does not after start-up), so a found shell is kept, and forgotten when a call fails to run
+/// ([`ShellCache::forget`]; a shell that vanished fails to spawn), so that the next call resolves again.
+/// A failure to resolve is not kept: every call retries and reports it, as before.
+#[derive(Debug, Default)]
+pub(crate) struct ShellCache {
+    resolved: Mutex<Option<PathBuf>>,
+}
+
+impl ShellCache {
+    /// The kept shell, or [`resolve_shell`]`(setting)`'s (the setting is fixed for the cache's owner).
+    pub(crate) fn get(&self, setting: Option<&Path>) -> Result<PathBuf, ShellError> {
+        let mut resolved = self.resolved.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(shell) = &*resolved {
+            return Ok(shell.clone());
+        }
+        let shell = resolve_shell(setting)?;
+        *resolved = Some(shell.clone());
+        Ok(shell)
+    }
+
+    /// Resolve again on the next call.
+    pub(crate) fn forget(&self) {
+        *self.resolved.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+}
+
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -105,6 +135,10 @@ pub struct BashTool {
     settings: Settings,
     interceptor: Interceptor,
     executor: Arc<dyn Executor>,
+    /// The settings' part of every command's environment, computed once (see [`CommandEnv`] for when the
+    /// runtime's own environment is read).
+    env: CommandEnv,
+    shell: ShellCache,
 }
 
 impl BashTool {
@@ -115,7 +149,8 @@ impl BashTool {
 
     pub fn with_executor(settings: Settings, executor: Arc<dyn Executor>) -> Self {
         let interceptor = Interceptor::new(&settings.interceptor_rules);
-        Self { settings, interceptor, executor }
+        let env = CommandEnv::from_process(settings.non_interactive_env, &settings.env);
+        Self { settings, interceptor, executor, env, shell: ShellCache::default() }
     }
 
     pub fn settings(&self) -> &Settings {
@@ -174,7 +209,7 @@ impl BashTool {
             Ok(cwd) => cwd,
             Err(e) => return refused(e.to_string(), details),
         };
-        let shell = match resolve_shell(self.settings.shell_path.as_deref()) {
+        let shell = match self.shell.get(self.settings.shell_path.as_deref()) {
             Ok(shell) => shell,
             Err(e) => return refused(e.to_string(), details),
         };
@@ -199,12 +234,7 @@ impl BashTool {
             shell,
             script: compose(&command, self.settings.command_prefix.as_deref(), status),
             cwd: cwd.clone(),
-            env: command_env(
-                self.settings.non_interactive_env,
-                |name| std::env::var_os(name).is_some(),
-                &self.settings.env,
-                &extra,
-            ),
+            env: self.env.with(&extra),
             timeout: timeout.duration(),
             kill_grace: Duration::from_millis(self.settings.kill_grace_ms),
             cwd_mode: CwdMode::Set,
@@ -216,7 +246,10 @@ impl BashTool {
         let mut consumer = Feed::new(sink, view).stop_after(stop_after).on_update(ctx.on_update);
         let execution = match self.executor.execute(&request, &mut consumer, &ctx.cancel) {
             Ok(execution) => execution,
-            Err(e) => return refused(e.to_string(), details),
+            Err(e) => {
+                self.shell.forget();
+                return refused(e.to_string(), details);
+            }
         };
 
         // 6. Sink: keep the whole output when the view will hide part of it.

@@ -22,8 +22,10 @@
 //! Only bash is kept (the protocol is bash's); other shells run one-shot ([`OneShotReason::NotBash`]).
 //! A call cancelled before it starts touches no shell.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
 use std::ffi::OsString;
+use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -69,14 +71,80 @@ pub struct ShellKey {
 
 impl ShellKey {
     pub fn of(req: &ExecRequest) -> Self {
-        let env: BTreeMap<&OsString, &OsString> = req.env.iter().map(|(k, v)| (k, v)).collect();
+        KeyView::of(req).to_key()
+    }
+}
+
+/// A request's [`ShellKey`] without copying it: what a call compares the pool's keys against, so that
+/// the warm path finds its slot's key and copies nothing.
+#[derive(Hash)]
+struct KeyView<'a> {
+    shell: &'a Path,
+    prefix: Option<&'a str>,
+    snapshot: Option<&'a Path>,
+    env: Vec<&'a (OsString, OsString)>,
+    session: Option<&'a str>,
+}
+
+impl<'a> KeyView<'a> {
+    fn of(req: &'a ExecRequest) -> Self {
+        // Reversed, a stable sort puts the last value given for each name first in its run: the one
+        // `dedup_by` keeps. Callers that pass an environment already sorted (`env::CommandEnv`) make the
+        // sort a linear scan.
+        let mut env: Vec<&(OsString, OsString)> = req.env.iter().rev().collect();
+        env.sort_by(|a, b| a.0.cmp(&b.0));
+        env.dedup_by(|later, first| later.0 == first.0);
         Self {
-            shell: req.shell.clone(),
-            prefix: req.prefix.clone(),
-            snapshot: req.snapshot.clone(),
-            env: env.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            session: req.session.clone(),
+            shell: &req.shell,
+            prefix: req.prefix.as_deref(),
+            snapshot: req.snapshot.as_deref(),
+            env,
+            session: req.session.as_deref(),
         }
+    }
+
+    fn to_key(&self) -> ShellKey {
+        ShellKey {
+            shell: self.shell.to_path_buf(),
+            prefix: self.prefix.map(str::to_owned),
+            snapshot: self.snapshot.map(Path::to_path_buf),
+            env: self.env.iter().map(|&pair| pair.clone()).collect(),
+            session: self.session.map(str::to_owned),
+        }
+    }
+
+    /// The hash stored in [`SlotKey`]: always computed from a view, so that equal keys hash alike.
+    fn hash64(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        self.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn matches(&self, key: &ShellKey) -> bool {
+        self.shell == key.shell.as_path()
+            && self.prefix == key.prefix.as_deref()
+            && self.snapshot == key.snapshot.as_deref()
+            && self.session == key.session.as_deref()
+            && self.env.len() == key.env.len()
+            && self.env.iter().zip(&key.env).all(|(&a, b)| a == b)
+    }
+}
+
+/// The pool's map key: a [`ShellKey`] hashed once, shared rather than cloned.
+///
+/// A tool call's key holds its whole environment (about 40 variables). Building, hashing (for each of a
+/// call's lookups) and cloning it (for `entry`) were a measurable part of a warm call's own cost. Now a
+/// call hashes a [`KeyView`] once and takes the `Arc` of the slot it finds ([`ShellPool::key_for`]); the
+/// map hashes only the stored `hash`, and equality compares it first.
+#[derive(PartialEq, Eq)]
+struct SlotKey {
+    hash: u64,
+    key: ShellKey,
+}
+
+impl Hash for SlotKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
     }
 }
 
@@ -88,7 +156,7 @@ pub struct ShellPool {
 
 #[derive(Default)]
 struct State {
-    slots: HashMap<ShellKey, Slot>,
+    slots: HashMap<Arc<SlotKey>, Slot>,
     /// What dead or replaced shells left running; killed at shutdown.
     orphans: Vec<ProcEntry>,
     /// Started with the first shell; calls hold a clone so that they never need the lock for it.
@@ -179,9 +247,18 @@ impl ShellPool {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The key of the view's slot if the pool has one (a scan of at most a few dozen hashes, cheaper
+    /// than copying the key), else a new one. A slot inserted meanwhile by another call gets an equal
+    /// key, which the map treats as the same.
+    fn key_for(&self, view: &KeyView<'_>) -> Arc<SlotKey> {
+        let hash = view.hash64();
+        let found = self.lock().slots.keys().find(|k| k.hash == hash && view.matches(&k.key)).map(Arc::clone);
+        found.unwrap_or_else(|| Arc::new(SlotKey { hash, key: view.to_key() }))
+    }
+
     /// Takes the key's shell, or the right to start one, or says why the call runs one-shot. Also
     /// evicts idle shells past their time; the caller kills those outside the lock.
-    fn checkout(&self, key: &ShellKey) -> (Checkout, Vec<PersistentShell>) {
+    fn checkout(&self, key: &Arc<SlotKey>) -> (Checkout, Vec<PersistentShell>) {
         let mut state = self.lock();
         let session_cwd = state.slots.get(key).and_then(|s| s.session_cwd.clone());
         if state.shut_down {
@@ -206,7 +283,7 @@ impl ShellPool {
             },
         };
         let live = state.slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count();
-        let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
+        let slot = state.slots.entry(Arc::clone(key)).or_insert_with(|| Slot {
             occupant: Occupant::Vacant,
             session_cwd: None,
             gone: None,
@@ -254,7 +331,7 @@ impl ShellPool {
     /// Gives the shell back after a call (`retire` set: it must not run another command).
     fn checkin(
         &self,
-        key: &ShellKey,
+        key: &Arc<SlotKey>,
         shell: Box<PersistentShell>,
         retire: Option<ReplaceReason>,
         cwd: Option<PathBuf>,
@@ -275,7 +352,7 @@ impl ShellPool {
         }
         add_orphans(&mut state.orphans, orphans);
         let now = Instant::now();
-        let slot = state.slots.entry(key.clone()).or_insert_with(|| Slot {
+        let slot = state.slots.entry(Arc::clone(key)).or_insert_with(|| Slot {
             occupant: Occupant::Vacant,
             session_cwd: None,
             gone: None,
@@ -295,7 +372,7 @@ impl ShellPool {
     }
 
     /// The call has no shell to give back (it could not start one, or retired it itself).
-    fn vacate(&self, key: &ShellKey, gone: Option<ReplaceReason>, orphans: Vec<ProcEntry>) {
+    fn vacate(&self, key: &SlotKey, gone: Option<ReplaceReason>, orphans: Vec<ProcEntry>) {
         let mut state = self.lock();
         if state.shut_down {
             drop(state);
@@ -311,7 +388,7 @@ impl ShellPool {
         }
     }
 
-    fn set_kill_handle(&self, key: &ShellKey, handle: Option<KillHandle>) {
+    fn set_kill_handle(&self, key: &SlotKey, handle: Option<KillHandle>) {
         let mut state = self.lock();
         if let Some(slot) = state.slots.get_mut(key) {
             if matches!(slot.occupant, Occupant::Busy(_)) {
@@ -467,7 +544,7 @@ impl Executor for ShellPool {
         if !is_bash(&req.shell) {
             return one_shot(req, None, OneShotReason::NotBash, out, cancel);
         }
-        let key = ShellKey::of(req);
+        let key = self.key_for(&KeyView::of(req));
         let (checkout, evicted) = self.checkout(&key);
         for shell in evicted {
             shell.kill();
@@ -509,7 +586,7 @@ impl Execution {
 /// dropped, which kills it.
 struct Lease<'a> {
     pool: &'a ShellPool,
-    key: ShellKey,
+    key: Arc<SlotKey>,
     open: bool,
 }
 
@@ -588,15 +665,15 @@ fn add_orphans(list: &mut Vec<ProcEntry>, more: Vec<ProcEntry>) {
 }
 
 /// Forgets the oldest vacant slots beyond the limit (their session cwd and replacement reason).
-fn prune_vacant(slots: &mut HashMap<ShellKey, Slot>, max_shells: usize) {
+fn prune_vacant(slots: &mut HashMap<Arc<SlotKey>, Slot>, max_shells: usize) {
     let limit = max_shells.saturating_mul(VACANT_SLOTS_PER_SHELL).max(VACANT_SLOTS_PER_SHELL);
     if slots.len() <= limit {
         return;
     }
-    let mut vacant: Vec<(Instant, ShellKey)> = slots
+    let mut vacant: Vec<(Instant, Arc<SlotKey>)> = slots
         .iter()
         .filter(|(_, s)| matches!(s.occupant, Occupant::Vacant))
-        .map(|(k, s)| (s.last_used, k.clone()))
+        .map(|(k, s)| (s.last_used, Arc::clone(k)))
         .collect();
     vacant.sort_by_key(|(t, _)| *t);
     for (_, key) in vacant.into_iter().take(slots.len() - limit) {
@@ -616,6 +693,18 @@ mod tests {
         assert_eq!(ShellKey::of(&a), ShellKey::of(&b));
         b.session = Some("s".into());
         assert_ne!(ShellKey::of(&a), ShellKey::of(&b));
+    }
+
+    #[test]
+    fn a_view_matches_and_hashes_like_its_key() {
+        let env = vec![("B".into(), "1".into()), ("A".into(), "x".into()), ("B".into(), "2".into())];
+        let a = ExecRequest { env, session: Some("s".into()), ..Default::default() };
+        let b = ExecRequest { env: vec![("A".into(), "x".into()), ("B".into(), "2".into())], ..a.clone() };
+        let key = KeyView::of(&a).to_key();
+        assert!(KeyView::of(&a).matches(&key) && KeyView::of(&b).matches(&key));
+        assert_eq!(KeyView::of(&a).hash64(), KeyView::of(&b).hash64());
+        let other = ExecRequest { session: None, ..b.clone() };
+        assert!(!KeyView::of(&other).matches(&key));
     }
 
     #[test]
