@@ -114,3 +114,16 @@ fn nothing_survives_a_sigkilled_rpc_server() {
         common::wait_until_dead(pid);
     }
 }
+
+#[test]
+fn a_hanging_rc_costs_one_deadline_then_runs_are_not_held_up() {
+    let env = Env::new();
+    std::fs::write(env.home().join(".bashrc"), "sleep 100\n").unwrap();
+    let first = env.run(&[], "echo one");
+    assert_eq!(stdout(&first), "one\n");
+    assert!(String::from_utf8_lossy(&first.stderr).contains("snapshot capture did not finish"));
+    // The next process remembers the failure instead of waiting for the rc again.
+    let second = env.run(&[], "echo two");
+    assert_eq!(stdout(&second), "two\n");
+    assert!(String::from_utf8_lossy(&second.stderr).contains("an earlier capture failed"), "{second:?}");
+}

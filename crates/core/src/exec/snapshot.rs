@@ -344,9 +344,26 @@ pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Cached {
         if is_fresh(&out, home) {
             return Ok(Arc::new(Snapshot { path: out, reused: true, functions: 0, aliases: 0, skipped: Vec::new() }));
         }
+        // A failure is remembered on disk under the same rule, so an rc that hangs costs one deadline
+        // per ten minutes, not one per `bashrt run`.
+        let failed = out.with_extension("failed");
+        if is_fresh(&failed, home) {
+            let reason = std::fs::read_to_string(&failed).unwrap_or_default();
+            let error = SnapshotError::Failed(format!("an earlier capture failed: {}", reason.trim()));
+            tracing::warn!("running without a shell snapshot: {error}");
+            return Err(Arc::new(error));
+        }
         let result = capture(shell, home, &out, CAPTURE_TIMEOUT).map(Arc::new).map_err(Arc::new);
-        if let Err(e) = &result {
-            tracing::warn!("running without a shell snapshot: {e}");
+        match &result {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&failed);
+            }
+            Err(e) => {
+                tracing::warn!("running without a shell snapshot: {e}");
+                if std::fs::create_dir_all(dir).is_ok() {
+                    let _ = std::fs::write(&failed, e.to_string());
+                }
+            }
         }
         result
     })
