@@ -186,3 +186,32 @@ fn more_than_the_limit_of_running_commands_is_refused() {
         assert_eq!(end["result"]["details"]["cancelled"], true);
     }
 }
+
+#[test]
+fn many_quick_commands_sent_at_once_are_each_answered_in_order() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    // Two rounds: the second runs on the worker threads the first one left idle.
+    for round in 0..2 {
+        for i in 0..20 {
+            rpc.send(json!({"id": format!("b{round}-{i}"), "type": "bash", "command": format!("echo {i}")}));
+            rpc.send(tool_call(&format!("t{round}-{i}"), &format!("call_{round}_{i}"), json!({"command": "true"})));
+        }
+        let mut last_bash = 0;
+        for i in 0..20 {
+            let at = rpc.response_index(&format!("b{round}-{i}"));
+            assert!(at > last_bash || i == 0, "bash responses out of order: {:#?}", rpc.history);
+            last_bash = at;
+            assert_eq!(rpc.history[at]["data"]["output"], format!("{i}\n"));
+            let call = format!("call_{round}_{i}");
+            let accepted = rpc.response_index(&format!("t{round}-{i}"));
+            // The accepted response and the start event are written together.
+            let (start, _) = rpc.tool_event("tool_execution_start", &call);
+            assert_eq!(start, accepted + 1, "{:#?}", rpc.history);
+            let (end, value) = rpc.tool_event("tool_execution_end", &call);
+            assert!(end > accepted + 1);
+            assert_eq!(value["isError"], false);
+        }
+    }
+    assert_eq!(rpc.finish(), 0);
+}

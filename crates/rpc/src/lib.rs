@@ -9,7 +9,7 @@
 //!
 //! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands,
 //! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `artifact`
-//! reads artifacts, `output` writes every line; the core reaper stops the processes left behind.
+//! reads artifacts, `output` writes every line, `workers` runs commands on reused threads; the core reaper stops the processes left behind.
 
 mod artifact;
 mod lines;
@@ -18,6 +18,7 @@ mod output;
 mod queue;
 mod request;
 mod server;
+mod workers;
 
 pub use artifact::MAX_READ_BYTES;
 pub use lines::MAX_LINE_BYTES;

@@ -1,7 +1,8 @@
 //! Live output of a session-level `bash` command: raw chunks in, coalesced `bash_update` texts out.
 //!
 //! The executor pushes chunks from its own thread ([`LiveStream::push`], cheap: a copy under a lock);
-//! a pump thread ([`LiveStream::pump`]) emits what has gathered, at most once per [`LIVE_INTERVAL`]
+//! a pump ([`LiveStream::pump`], on a worker thread started with the first chunk, so a command without
+//! output needs no second thread) emits what has gathered, at most once per [`LIVE_INTERVAL`]
 //! (so ≤ 20 events per second per command), and everything left once [`LiveStream::finish`] is called.
 //!
 //! Promises: memory per command stays under [`LIVE_MAX_BYTES`] — when output outruns the client, the

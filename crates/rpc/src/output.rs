@@ -134,10 +134,6 @@ impl Output {
         self.send(&BashUpdate { kind: "bash_update", id, session_id, chunk, skipped_bytes });
     }
 
-    pub fn tool_start(&self, tool_call_id: &str, args: &Value) {
-        self.send(&ToolStart { kind: "tool_execution_start", tool_call_id, tool_name: TOOL_NAME, args });
-    }
-
     pub fn tool_update(&self, tool_call_id: &str, args: &Value, text: &str) {
         self.send(&ToolUpdate {
             kind: "tool_execution_update",
@@ -158,25 +154,47 @@ impl Output {
         });
     }
 
+    /// The accepted response of a `tool_call` and its `tool_execution_start`, in one write (they always
+    /// come together, and a write per line is a large part of a quick call's cost).
+    pub fn tool_accepted(&self, id: Option<&Value>, tool_call_id: &str, args: &Value) {
+        let mut lines = Vec::new();
+        let accepted =
+            Response::<()> { id, kind: "response", command: "tool_call", success: true, data: None, error: None };
+        let start = ToolStart { kind: "tool_execution_start", tool_call_id, tool_name: TOOL_NAME, args };
+        if append_line(&mut lines, &accepted) && append_line(&mut lines, &start) {
+            self.write(&lines);
+        }
+    }
+
     fn send(&self, message: &impl Serialize) {
+        let mut line = Vec::new();
+        if append_line(&mut line, message) {
+            self.write(&line);
+        }
+    }
+
+    /// Writes whole lines and flushes, under the lock.
+    fn write(&self, lines: &[u8]) {
         if self.broken.load(Ordering::Relaxed) {
             return;
         }
-        let mut line = match serde_json::to_vec(message) {
-            Ok(line) => line,
-            Err(e) => {
-                tracing::error!("cannot serialize a protocol message: {e}");
-                return;
-            }
-        };
-        line.push(b'\n');
         let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         if self.broken.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(e) = writer.write_all(&line).and_then(|()| writer.flush()) {
+        if let Err(e) = writer.write_all(lines).and_then(|()| writer.flush()) {
             self.broken.store(true, Ordering::Relaxed);
             tracing::warn!("cannot write to the protocol output ({e}); further messages are dropped");
         }
     }
+}
+
+/// Appends `message` as one JSON line; false (after logging) if it cannot be serialized.
+fn append_line(buf: &mut Vec<u8>, message: &impl Serialize) -> bool {
+    if let Err(e) = serde_json::to_writer(&mut *buf, message) {
+        tracing::error!("cannot serialize a protocol message: {e}");
+        return false;
+    }
+    buf.push(b'\n');
+    true
 }

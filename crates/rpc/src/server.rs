@@ -1,6 +1,7 @@
 //! The server: reads requests on its own thread, dispatches them on the calling thread, runs every
-//! command that takes time (`bash`, `tool_call`, `read_artifact`) on a thread of its own, and shuts down
-//! cleanly.
+//! command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker thread of its own (from a
+//! pool that grows on demand, [`crate::workers`]: a thread spawn per request was a large part of a quick
+//! command's cost), and shuts down cleanly.
 //!
 //! Promises: input is read while commands run, so `abort_bash` and `abort` reach a running command; one
 //! session's `bash` commands run one at a time in arrival order ([`crate::queue`]), everything else runs
@@ -15,12 +16,12 @@ use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use bashrt_core::agent_session::{AgentSession, BashOptions};
 use bashrt_core::artifact::ArtifactError;
 use bashrt_core::exec::{Executor, PoolConfig, ShellPool};
+use bashrt_core::result::{refused, Details};
 use bashrt_core::session::{SessionError, SessionName, StateDir};
 use bashrt_core::settings::Settings;
 use bashrt_core::tool::{BashParams, BashTool, CallContext};
@@ -34,6 +35,7 @@ use crate::live::LiveStream;
 use crate::output::{Output, TOOL_NAME};
 use crate::queue::{Place, SessionQueue};
 use crate::request::{self, AbortRequest, BashRequest, ReadArtifactRequest, Request, SessionOnly, ToolCallRequest};
+use crate::workers::Workers;
 
 /// The most commands running at once, all sessions together.
 pub const MAX_RUNNING: usize = 64;
@@ -161,24 +163,16 @@ impl Server {
             .name("rpc-input".into())
             .spawn(move || read_input(input, sender))
             .map_err(ServeError::Thread)?;
-        let mut workers = Vec::new();
         let ending = loop {
             match events.recv() {
-                Ok(Event::Frame(frame)) => {
-                    workers.retain(|w: &JoinHandle<()>| !w.is_finished());
-                    dispatch(&shared, frame, &mut workers);
-                }
+                Ok(Event::Frame(frame)) => dispatch(&shared, frame),
                 Ok(Event::End(None)) | Err(_) => break Ok(Ending::InputClosed),
                 Ok(Event::End(Some(e))) => break Err(ServeError::Input(e)),
                 Ok(Event::Shutdown) => break Ok(Ending::Shutdown),
             }
         };
         shared.abort_all();
-        for worker in workers {
-            if worker.join().is_err() {
-                tracing::error!("a command thread panicked");
-            }
-        }
+        shared.workers.join();
         let grace = Duration::from_millis(shared.settings.kill_grace_ms);
         let killed = bashrt_core::reaper::Reaper::global().terminate_all(grace);
         if killed > 0 {
@@ -230,6 +224,7 @@ struct Shared {
     executor: Arc<dyn Executor>,
     tool: BashTool,
     output: Output,
+    workers: Workers,
     sessions: Mutex<HashMap<String, SessionEntry>>,
     calls: Mutex<Calls>,
 }
@@ -275,6 +270,7 @@ impl Shared {
             executor: config.executor,
             tool,
             output,
+            workers: Workers::new(),
             sessions: Mutex::new(HashMap::new()),
             calls: Mutex::new(Calls::default()),
         }
@@ -353,12 +349,15 @@ impl Drop for Slot {
     }
 }
 
-fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<JoinHandle<()>, CommandError> {
-    std::thread::Builder::new().name(name.into()).spawn(f).map_err(CommandError::Thread)
+impl Shared {
+    /// Runs `f` on a worker thread.
+    fn spawn(&self, name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), CommandError> {
+        self.workers.submit(name, f).map_err(CommandError::Thread)
+    }
 }
 
-/// Handles one input line. Quick commands answer here; others answer from their thread.
-fn dispatch(shared: &Arc<Shared>, frame: Frame, workers: &mut Vec<JoinHandle<()>>) {
+/// Handles one input line. Quick commands answer here; others answer from their worker thread.
+fn dispatch(shared: &Arc<Shared>, frame: Frame) {
     if matches!(&frame, Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace)) {
         return;
     }
@@ -375,34 +374,31 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame, workers: &mut Vec<JoinHandle<()>
         Request::Bash(req) => start_bash(shared, id.clone(), req),
         Request::ToolCall(req) => start_tool_call(shared, id.clone(), req),
         Request::ReadArtifact(req) => start_read_artifact(shared, id.clone(), req),
-        Request::AbortBash(req) => abort_bash(shared, id.as_ref(), &req).map(|()| None),
-        Request::Abort(req) => abort(shared, id.as_ref(), &req).map(|()| None),
-        Request::GetState(req) => get_state(shared, id.as_ref(), &req).map(|()| None),
-        Request::GetHistory(req) => get_history(shared, id.as_ref(), &req).map(|()| None),
+        Request::AbortBash(req) => abort_bash(shared, id.as_ref(), &req),
+        Request::Abort(req) => abort(shared, id.as_ref(), &req),
+        Request::GetState(req) => get_state(shared, id.as_ref(), &req),
+        Request::GetHistory(req) => get_history(shared, id.as_ref(), &req),
         Request::ListSessions => {
             list_sessions(shared, id.as_ref());
-            Ok(None)
+            Ok(())
         }
     };
-    match started {
-        Ok(Some(worker)) => workers.push(worker),
-        Ok(None) => {}
-        Err(e) => shared.output.fail(id.as_ref(), command, &e.to_string()),
+    if let Err(e) = started {
+        shared.output.fail(id.as_ref(), command, &e.to_string());
     }
 }
 
 /// `bash`: session-level execution; live `bash_update` events, then the response with the result.
-fn start_bash(
-    shared: &Arc<Shared>,
-    id: Option<Value>,
-    req: BashRequest,
-) -> Result<Option<JoinHandle<()>>, CommandError> {
+fn start_bash(shared: &Arc<Shared>, id: Option<Value>, req: BashRequest) -> Result<(), CommandError> {
     let SessionEntry { session, queue } = shared.agent_session(req.session_id.as_deref())?;
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Bash { session: session.id().to_string() }, Some(cancel.clone()))?;
     let place = queue.enter();
-    let shared = shared.clone();
-    spawn("rpc-bash", move || run_bash(&shared, slot, place, id, &session, &req, cancel)).map(Some)
+    let job = {
+        let shared = shared.clone();
+        move || run_bash(&shared, slot, place, id, &session, &req, cancel)
+    };
+    shared.spawn("rpc-bash", job)
 }
 
 fn run_bash(
@@ -416,26 +412,30 @@ fn run_bash(
 ) {
     // Aborted while waiting: the executor sees the cancelled token and starts nothing.
     place.wait_turn(&cancel);
-    let live = Arc::new(LiveStream::new());
-    let pump = {
-        let (live, shared, id, session_id) = (live.clone(), shared.clone(), id.clone(), session.id().to_string());
-        spawn("rpc-bash-live", move || {
-            live.pump(|chunk, skipped| shared.output.bash_update(id.as_ref(), &session_id, chunk, skipped))
-        })
-    };
-    let pump = pump.map_err(|e| tracing::warn!("no live output for this bash command: {e}")).ok();
-    let mut push = |chunk: &[u8]| live.push(chunk);
-    let options = BashOptions {
-        timeout: req.timeout,
-        cancel: Some(cancel),
-        on_chunk: if pump.is_some() { Some(&mut push) } else { None },
-    };
-    let result = session.execute_bash(&req.command, options);
-    live.finish();
-    if let Some(pump) = pump {
-        if pump.join().is_err() {
-            tracing::error!("the live output thread panicked");
+    // The pump starts with the first chunk: a command without output (the common quick case) needs no
+    // second thread. Dropping the guard ends the pump, also on a panic, so shutdown never waits forever.
+    let live = Finish(Arc::new(LiveStream::new()));
+    let mut pump = Pump::NotStarted;
+    let mut push = |chunk: &[u8]| {
+        if matches!(pump, Pump::NotStarted) {
+            pump = match start_pump(shared, &live.0, id.clone(), session.id().to_string()) {
+                Ok(done) => Pump::Running(done),
+                Err(e) => {
+                    tracing::warn!("no live output for this bash command: {e}");
+                    Pump::Failed
+                }
+            };
         }
+        if matches!(pump, Pump::Running(_)) {
+            live.0.push(chunk);
+        }
+    };
+    let options = BashOptions { timeout: req.timeout, cancel: Some(cancel), on_chunk: Some(&mut push) };
+    let result = session.execute_bash(&req.command, options);
+    drop(live);
+    if let Pump::Running(done) = pump {
+        // An error means the pump's job ended without signalling: it panicked (and was logged).
+        let _ = done.recv();
     }
     drop(slot);
     match &result.error {
@@ -446,12 +446,41 @@ fn run_bash(
     drop(place);
 }
 
-/// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`.
-fn start_tool_call(
+/// Where a `bash` command's live-output pump is.
+enum Pump {
+    NotStarted,
+    /// Receives (or errs) once the pump emitted everything.
+    Running(Receiver<()>),
+    Failed,
+}
+
+/// Tells the pump that no more output comes when dropped.
+struct Finish(Arc<LiveStream>);
+
+impl Drop for Finish {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// Starts emitting `live` as `bash_update` events on a worker thread.
+fn start_pump(
     shared: &Arc<Shared>,
+    live: &Arc<LiveStream>,
     id: Option<Value>,
-    req: ToolCallRequest,
-) -> Result<Option<JoinHandle<()>>, CommandError> {
+    session_id: String,
+) -> Result<Receiver<()>, CommandError> {
+    let (done, wait) = sync_channel(1);
+    let (live, out) = (live.clone(), shared.clone());
+    shared.spawn("rpc-bash-live", move || {
+        live.pump(|chunk, skipped| out.output.bash_update(id.as_ref(), &session_id, chunk, skipped));
+        let _ = done.send(());
+    })?;
+    Ok(wait)
+}
+
+/// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`.
+fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest) -> Result<(), CommandError> {
     if req.name != TOOL_NAME {
         return Err(CommandError::UnknownTool(req.name));
     }
@@ -461,14 +490,13 @@ fn start_tool_call(
     let artifacts = shared.state.as_ref().map(|state| state.session(&name).artifacts());
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Tool { tool_call_id: req.tool_call_id.clone() }, Some(cancel.clone()))?;
-    // The worker waits for the accepted response to be written, so it always comes first.
-    let (accepted, wait_accepted) = sync_channel::<()>(1);
-    let worker = {
+    // Both lines are out before the job starts, so they always come first.
+    shared.output.tool_accepted(id.as_ref(), &req.tool_call_id, &req.arguments);
+    let tool_call_id = req.tool_call_id.clone();
+    let job = {
         let shared = shared.clone();
-        spawn("rpc-tool-call", move || {
-            let _ = wait_accepted.recv();
+        move || {
             let ToolCallRequest { tool_call_id, arguments, tool_names, .. } = req;
-            shared.output.tool_start(&tool_call_id, &arguments);
             let mut on_update = |text: &str| shared.output.tool_update(&tool_call_id, &arguments, text);
             let ctx = CallContext {
                 session_cwd: shared.cwd.clone(),
@@ -481,33 +509,34 @@ fn start_tool_call(
             // Free the id first: once the end event is out, the client may reuse it.
             drop(slot);
             shared.output.tool_end(&tool_call_id, &result);
-        })?
+        }
     };
-    shared.output.ok(id.as_ref(), "tool_call");
-    let _ = accepted.send(());
-    Ok(Some(worker))
+    // The call was accepted already, so a failure to start ends it as a refused call (the dropped job
+    // freed its id).
+    if let Err(e) = shared.spawn("rpc-tool-call", job) {
+        shared.output.tool_end(&tool_call_id, &refused(e.to_string(), Details::default()));
+    }
+    Ok(())
 }
 
 /// `read_artifact`: runs on its own thread (a grep over a large artifact takes a while).
-fn start_read_artifact(
-    shared: &Arc<Shared>,
-    id: Option<Value>,
-    req: ReadArtifactRequest,
-) -> Result<Option<JoinHandle<()>>, CommandError> {
+fn start_read_artifact(shared: &Arc<Shared>, id: Option<Value>, req: ReadArtifactRequest) -> Result<(), CommandError> {
     let window = artifact::window_of(&req)?;
     let name = shared.session_name(req.session_id.as_deref())?;
     let dir = shared.state.as_ref().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
     let slot = shared.register(Kind::ReadArtifact, None)?;
-    let shared = shared.clone();
-    spawn("rpc-read-artifact", move || {
-        let read = artifact::read(&dir, &req.artifact_id, &window);
-        drop(slot);
-        match read {
-            Ok(content) => shared.output.ok_with(id.as_ref(), "read_artifact", &content),
-            Err(e) => shared.output.fail(id.as_ref(), "read_artifact", &e.to_string()),
+    let job = {
+        let shared = shared.clone();
+        move || {
+            let read = artifact::read(&dir, &req.artifact_id, &window);
+            drop(slot);
+            match read {
+                Ok(content) => shared.output.ok_with(id.as_ref(), "read_artifact", &content),
+                Err(e) => shared.output.fail(id.as_ref(), "read_artifact", &e.to_string()),
+            }
         }
-    })
-    .map(Some)
+    };
+    shared.spawn("rpc-read-artifact", job)
 }
 
 #[derive(Serialize)]
