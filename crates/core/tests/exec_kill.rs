@@ -14,13 +14,6 @@ use support::*;
 
 const ONE_SECOND: Duration = Duration::from_secs(1);
 
-fn assert_all_dead(pids: &[i32], output: &str) {
-    assert!(!pids.is_empty(), "no pids printed: {output:?}");
-    for &pid in pids {
-        assert!(!is_alive(pid), "pid {pid} survived; output: {output:?}");
-    }
-}
-
 #[test]
 fn deadline_kills_the_command_and_reports_timed_out() {
     let (execution, output) = run_request(&request("sleep 100 & echo $!; wait", ONE_SECOND));

@@ -8,19 +8,12 @@ mod support;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use bashrt_core::exec::{CwdMode, OneShotReason, PoolConfig, ReplaceReason, ShellEvent, ShellPool};
+use bashrt_core::exec::{OneShotReason, PoolConfig, ReplaceReason, ShellEvent, ShellPool};
 use bashrt_core::{CancelToken, Outcome};
 use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 const ONE_SECOND: Duration = Duration::from_secs(1);
-
-fn assert_all_dead(pids: &[i32], context: &str) {
-    assert!(!pids.is_empty(), "no pids: {context}");
-    for &pid in pids {
-        assert!(!is_alive(pid), "pid {pid} survived: {context}");
-    }
-}
 
 #[test]
 fn exit_reports_its_status_and_the_next_call_gets_a_fresh_shell() {
@@ -72,12 +65,7 @@ fn cancel_stops_a_busy_builtin_loop_and_keeps_the_partial_output() {
 #[test]
 fn a_session_killed_by_its_deadline_restarts_in_its_last_cwd() {
     let pool = ShellPool::default();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("sub")).unwrap();
-    let mut req = shell_request(Some("s"), "cd sub");
-    req.cwd = dir.path().to_path_buf();
-    req.cwd_mode = CwdMode::Persist;
-    run_on(&pool, &req);
+    let (dir, mut req) = session_in_sub(&pool);
     req.script = "sleep 100".into();
     req.timeout = Duration::from_millis(200);
     assert_eq!(run_on(&pool, &req).0.outcome, Outcome::TimedOut);

@@ -99,12 +99,7 @@ fn tool_calls_run_in_their_cwd_every_time() {
 #[test]
 fn a_session_keeps_the_cwd_its_last_call_ended_in() {
     let pool = ShellPool::default();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("sub")).unwrap();
-    let mut req = shell_request(Some("s"), "cd sub");
-    req.cwd = dir.path().to_path_buf();
-    req.cwd_mode = CwdMode::Persist;
-    run_on(&pool, &req);
+    let (dir, mut req) = session_in_sub(&pool);
     req.script = "pwd".into();
     assert_eq!(run_on(&pool, &req).1, format!("{}\n", dir.path().join("sub").display()));
     // `cd -` works across calls, as in a terminal.
@@ -115,12 +110,7 @@ fn a_session_keeps_the_cwd_its_last_call_ended_in() {
 #[test]
 fn a_session_restarts_in_its_last_cwd_when_its_shell_exits() {
     let pool = ShellPool::default();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("sub")).unwrap();
-    let mut req = shell_request(Some("s"), "cd sub");
-    req.cwd = dir.path().to_path_buf();
-    req.cwd_mode = CwdMode::Persist;
-    run_on(&pool, &req);
+    let (dir, mut req) = session_in_sub(&pool);
     req.script = "exit 3".into();
     assert_eq!(run_on(&pool, &req).0.outcome, Outcome::Exited { code: 3 });
     req.script = "pwd".into();

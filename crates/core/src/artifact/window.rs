@@ -31,33 +31,47 @@ pub fn write_window(path: &Path, window: &Window, out: &mut dyn Write) -> io::Re
         Window::Lines { first, last } => {
             copy_lines(file, out, |number, _| (number >= *first && number <= *last, number >= *last))
         }
-        Window::Grep(re) => {
-            let mut reader = BufReader::with_capacity(64 * 1024, file);
-            let mut line = Vec::new();
-            let mut number = 0u64;
-            let mut written = 0u64;
-            loop {
-                line.clear();
-                if reader.read_until(b'\n', &mut line)? == 0 {
-                    break;
-                }
-                number += 1;
-                let body = line.strip_suffix(b"\n").unwrap_or(&line);
-                if re.is_match(body) {
-                    write!(out, "{number}:")?;
-                    out.write_all(body)?;
-                    out.write_all(b"\n")?;
-                    written += 1;
-                }
+        Window::Grep(re) => each_line(file, |number, line| {
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            if !re.is_match(body) {
+                return Ok(Step::Skip);
             }
-            Ok(written)
-        }
+            write!(out, "{number}:")?;
+            out.write_all(body)?;
+            out.write_all(b"\n")?;
+            Ok(Step::Wrote)
+        }),
         Window::Tail(n) => write_tail(file, *n, out),
     }
 }
 
 /// Streams lines; `decide(number, line)` says (emit this line, stop after it).
 fn copy_lines(file: File, out: &mut dyn Write, mut decide: impl FnMut(u64, &[u8]) -> (bool, bool)) -> io::Result<u64> {
+    each_line(file, |number, line| {
+        let (emit, stop) = decide(number, line);
+        if emit {
+            out.write_all(line)?;
+        }
+        Ok(match (emit, stop) {
+            (true, true) => Step::WroteAndStop,
+            (true, false) => Step::Wrote,
+            (false, true) => Step::Stop,
+            (false, false) => Step::Skip,
+        })
+    })
+}
+
+/// What a line visitor did with one line.
+enum Step {
+    Skip,
+    Wrote,
+    Stop,
+    WroteAndStop,
+}
+
+/// Reads the file line by line (a line keeps its `\n`; one line in memory at a time) and hands each,
+/// with its 1-based number, to `visit`; returns how many lines `visit` wrote.
+fn each_line(file: File, mut visit: impl FnMut(u64, &[u8]) -> io::Result<Step>) -> io::Result<u64> {
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let mut line = Vec::new();
     let mut number = 0u64;
@@ -65,19 +79,16 @@ fn copy_lines(file: File, out: &mut dyn Write, mut decide: impl FnMut(u64, &[u8]
     loop {
         line.clear();
         if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
+            return Ok(written);
         }
         number += 1;
-        let (emit, stop) = decide(number, &line);
-        if emit {
-            out.write_all(&line)?;
-            written += 1;
-        }
-        if stop {
-            break;
+        match visit(number, &line)? {
+            Step::Skip => {}
+            Step::Wrote => written += 1,
+            Step::Stop => return Ok(written),
+            Step::WroteAndStop => return Ok(written + 1),
         }
     }
-    Ok(written)
 }
 
 /// Finds the start of the last `n` lines by reading backwards in blocks, then copies from there.

@@ -283,13 +283,7 @@ impl ShellPool {
             },
         };
         let live = state.slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count();
-        let slot = state.slots.entry(Arc::clone(key)).or_insert_with(|| Slot {
-            occupant: Occupant::Vacant,
-            session_cwd: None,
-            gone: None,
-            last_used: now,
-        });
-        slot.last_used = now;
+        let slot = touch_slot(&mut state.slots, key, now);
         let checkout = match std::mem::replace(&mut slot.occupant, Occupant::Busy(None)) {
             Occupant::Busy(handle) => {
                 slot.occupant = Occupant::Busy(handle);
@@ -352,13 +346,7 @@ impl ShellPool {
         }
         add_orphans(&mut state.orphans, orphans);
         let now = Instant::now();
-        let slot = state.slots.entry(Arc::clone(key)).or_insert_with(|| Slot {
-            occupant: Occupant::Vacant,
-            session_cwd: None,
-            gone: None,
-            last_used: now,
-        });
-        slot.last_used = now;
+        let slot = touch_slot(&mut state.slots, key, now);
         if cwd.is_some() {
             slot.session_cwd = cwd;
         }
@@ -665,6 +653,18 @@ fn add_orphans(list: &mut Vec<ProcEntry>, more: Vec<ProcEntry>) {
 }
 
 /// Forgets the oldest vacant slots beyond the limit (their session cwd and replacement reason).
+/// The slot of `key` (a vacant one if the key is new), marked as used at `now`.
+fn touch_slot<'a>(slots: &'a mut HashMap<Arc<SlotKey>, Slot>, key: &Arc<SlotKey>, now: Instant) -> &'a mut Slot {
+    let slot = slots.entry(Arc::clone(key)).or_insert_with(|| Slot {
+        occupant: Occupant::Vacant,
+        session_cwd: None,
+        gone: None,
+        last_used: now,
+    });
+    slot.last_used = now;
+    slot
+}
+
 fn prune_vacant(slots: &mut HashMap<Arc<SlotKey>, Slot>, max_shells: usize) {
     let limit = max_shells.saturating_mul(VACANT_SLOTS_PER_SHELL).max(VACANT_SLOTS_PER_SHELL);
     if slots.len() <= limit {

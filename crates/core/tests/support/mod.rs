@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bashrt_core::exec::{ExecRequest, Execution, Executor, Flow, OneShotExecutor, ShellPool};
+use bashrt_core::exec::{CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor, ShellPool};
 use bashrt_core::CancelToken;
 
 pub const BASH: &str = "/bin/bash";
@@ -116,4 +116,24 @@ pub fn pids_in(output: &str) -> Vec<i32> {
 /// Cleanup for processes a test deliberately leaves running.
 pub fn kill_now(pid: i32) {
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Every pid is dead (zombies count as dead); `context` says where they came from.
+pub fn assert_all_dead(pids: &[i32], context: &str) {
+    assert!(!pids.is_empty(), "no pids: {context:?}");
+    for &pid in pids {
+        assert!(!is_alive(pid), "pid {pid} survived: {context:?}");
+    }
+}
+
+/// A session (`"s"`, cwd kept between calls) in a fresh directory whose first call was `cd sub`;
+/// returns the directory and the request to reuse for the next calls.
+pub fn session_in_sub(pool: &ShellPool) -> (tempfile::TempDir, ExecRequest) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let mut req = shell_request(Some("s"), "cd sub");
+    req.cwd = dir.path().to_path_buf();
+    req.cwd_mode = CwdMode::Persist;
+    run_on(pool, &req);
+    (dir, req)
 }
