@@ -6,9 +6,8 @@ use std::process::ExitCode;
 
 use bashrt_core::outcome::Outcome;
 use bashrt_core::result::{Failure, ToolResult};
-use bashrt_core::session::StateDir;
-use bashrt_core::tool::{BashParams, BashTool, CallContext};
-use bashrt_core::CancelToken;
+use bashrt_core::tool::{BashParams, CallContext};
+use bashrt_core::{CancelToken, Runtime};
 
 use crate::config::{CommonArgs, Setup};
 use crate::{fail, EXIT_REFUSED};
@@ -45,16 +44,14 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(setup) => setup,
         Err(e) => return fail(e),
     };
-    // Without a state directory the call still runs; its output just cannot spill.
-    let artifacts = match StateDir::from_env() {
-        Ok(state) => Some(state.session(&name).artifacts()),
-        Err(e) => {
-            eprintln!("bashrt: warning: {e}");
-            None
-        }
-    };
-
-    let tool = BashTool::new(settings);
+    // One call per process: a long-lived shell would be waste. Without a state directory the call still
+    // runs; its output just cannot spill.
+    let runtime = Runtime::builder(settings).one_shot().build();
+    for w in runtime.warnings() {
+        eprintln!("bashrt: warning: {w}");
+    }
+    let artifacts = runtime.artifacts(&name);
+    let tool = runtime.tool();
     for w in tool.warnings() {
         eprintln!("bashrt: warning: {w}");
     }
@@ -83,9 +80,8 @@ pub fn run(args: RunArgs) -> ExitCode {
     let _ = interrupted;
     // Nothing bashrt started outlives it: background processes of the call are stopped now, before we
     // exit, rather than by the reaper shortly after.
-    if result.details.background_processes > 0 {
-        bashrt_core::reaper::Reaper::global().reap_all_and_wait();
-    }
+    drop(tool);
+    drop(runtime);
     exit_status(&result)
 }
 

@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use bashrt_core::session::StateDir;
+use bashrt_core::Runtime;
 use bashrt_rpc::{Server, ServerConfig, ShutdownHandle};
 
 use crate::config::{CommonArgs, Setup};
@@ -22,14 +22,11 @@ pub fn run(args: RpcArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     // Without a state directory tool calls still run (their output just cannot spill).
-    let state = match StateDir::from_env() {
-        Ok(state) => Some(state),
-        Err(e) => {
-            eprintln!("bashrt: warning: {e}; bash, artifacts and read_artifact are unavailable");
-            None
-        }
-    };
-    let server = Server::new(ServerConfig::new(settings, session, cwd, state));
+    let runtime = Runtime::new(settings);
+    for w in runtime.warnings() {
+        eprintln!("bashrt: warning: {w}");
+    }
+    let server = Server::new(ServerConfig { runtime, default_session: session, cwd });
     if let Err(e) = watch_signals(server.shutdown_handle()) {
         return fail(format!("cannot install signal handlers: {e}"));
     }

@@ -121,7 +121,12 @@ fn a_hanging_rc_costs_one_deadline_then_runs_are_not_held_up() {
     std::fs::write(env.home().join(".bashrc"), "sleep 100\n").unwrap();
     let first = env.run(&[], "echo one");
     assert_eq!(stdout(&first), "one\n");
-    assert!(String::from_utf8_lossy(&first.stderr).contains("snapshot capture did not finish"));
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains(
+            "running without a shell snapshot: the interactive shell did not finish reading its rc files within 5s"
+        ),
+        "{first:?}"
+    );
     // The next process remembers the failure instead of waiting for the rc again.
     let second = env.run(&[], "echo two");
     assert_eq!(stdout(&second), "two\n");

@@ -49,15 +49,16 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bashrt_core::agent_session::{AgentSession, BashOptions};
-use bashrt_core::exec::{CwdMode, ExecRequest, Executor, Flow, PoolConfig, ShellEvent, ShellPool};
+use bashrt_core::exec::resolve_shell;
+use bashrt_core::exec::{CwdMode, ExecRequest, Executor, Flow, ShellEvent};
 use bashrt_core::session::{SessionName, StateDir};
 use bashrt_core::settings::Settings;
-use bashrt_core::tool::{resolve_shell, BashParams, BashTool, CallContext};
-use bashrt_core::CancelToken;
+use bashrt_core::shell::{PoolConfig, ShellPool};
+use bashrt_core::tool::{BashParams, BashTool, CallContext};
+use bashrt_core::{CancelToken, Runtime};
 
 /// One way of running one call; `call` returns an error text when the call did not do what it should.
 trait Runner {
@@ -463,14 +464,8 @@ fn main() {
             add("pool", cmd, Box::new(Pool { pool, request, cancel: CancelToken::new().unwrap() }));
         }
         if wanted("session", cmd) {
-            let executor: Arc<dyn Executor> = Arc::new(ShellPool::new(PoolConfig::default()));
-            let session = AgentSession::new(
-                name.as_str().to_string(),
-                state.session(&name),
-                cwd.clone(),
-                Arc::new(no_snapshot.clone()),
-                executor,
-            );
+            let runtime = Runtime::builder(no_snapshot.clone()).state_dir(state.path()).build();
+            let session = runtime.session(&name, cwd.clone()).expect("session");
             add("session", cmd, Box::new(Session { session, cmd }));
         }
         let tool_rows: &[(&'static str, bool, bool)] = if cmd == "true" {
@@ -483,7 +478,7 @@ fn main() {
                 continue;
             }
             let settings = Settings { snapshot, ..Settings::default() };
-            let tool = BashTool::with_executor(settings, Arc::new(ShellPool::new(PoolConfig::default())));
+            let tool = Runtime::builder(settings).state_dir(state.path()).build().tool();
             let params = BashParams { command: cmd.to_string(), ..BashParams::default() };
             let tool_names = if names { agent_tools.clone() } else { Vec::new() };
             let runner =
@@ -606,7 +601,7 @@ fn startup(args: &Args, shell: &Path, cwd: &Path, scratch: &Path, affinity: &[us
     for i in 0..args.starts {
         let out = scratch.join(format!("snapshot-{i}.sh"));
         let t = Instant::now();
-        let snapshot = bashrt_core::exec::snapshot::capture(shell, &home, &out, Duration::from_secs(10));
+        let snapshot = bashrt_core::shell::snapshot::capture(shell, &home, &out, Duration::from_secs(10), None);
         capture.push(t.elapsed());
         let snapshot = snapshot.expect("snapshot capture");
         if i == 0 {

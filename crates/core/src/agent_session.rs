@@ -6,23 +6,20 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::artifact::{ArtifactAllocator, ArtifactId};
+use crate::artifact::ArtifactId;
 use crate::cancel::CancelToken;
-use crate::env::CommandEnv;
-use crate::exec::{compose, CwdMode, ExecRequest, Executor, ShellEvent, StatusMode};
-use crate::feed::{ChunkCallback, Feed};
+use crate::exec::{CwdMode, ShellEvent, StatusMode};
+use crate::feed::ChunkCallback;
 use crate::outcome::Outcome;
 use crate::result::{append_notices, shape_output, Limits, RunReport};
+use crate::run::{run, RunSpec};
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::settings::Settings;
-use crate::sink::{OutputSink, SinkConfig};
-use crate::tool::ShellCache;
-use crate::validate::{Timeout, MAX_TIMEOUT_SECS};
-use crate::view::ViewOptions;
+use crate::validate::Timeout;
 
 /// What a session-level execution returns: the reference's `BashResult` fields, plus ours
 /// (`timedOut`, `signal`, `durationMs`, `cwd`, `outcome`, `backgroundProcesses`).
@@ -80,50 +77,33 @@ pub struct BashOptions<'a> {
     /// Seconds; `None` means no deadline (the user's own command runs until it ends or is aborted),
     /// otherwise clamped like tool calls.
     pub timeout: Option<f64>,
+    /// Cancels the command (the RPC `abort_bash`, Esc in the UI); a new token when `None`.
     pub cancel: Option<CancelToken>,
     /// Raw output chunks as they arrive (for a live view).
     pub on_chunk: Option<ChunkCallback<'a>>,
 }
 
-/// A session: an id, a directory for artifacts and the log, and a cwd that persists.
+/// A session: a name, a directory for artifacts and the log, a cwd that persists, and (through the
+/// runtime's pool) a shell of its own.
 pub struct AgentSession {
-    id: String,
+    runtime: Arc<Runtime>,
     session: Session,
-    settings: Arc<Settings>,
-    executor: Arc<dyn Executor>,
-    /// The settings' part of every command's environment, computed once (see [`CommandEnv`] for when the
-    /// runtime's own environment is read).
-    env: CommandEnv,
-    shell: ShellCache,
     cwd: Mutex<PathBuf>,
     log: Mutex<()>,
 }
 
 impl AgentSession {
-    pub fn new(
-        id: String,
-        session: Session,
-        cwd: PathBuf,
-        settings: Arc<Settings>,
-        executor: Arc<dyn Executor>,
-    ) -> Self {
-        let env = CommandEnv::from_process(settings.non_interactive_env, &settings.env);
-        Self {
-            id,
-            session,
-            settings,
-            executor,
-            env,
-            shell: ShellCache::default(),
-            cwd: Mutex::new(cwd),
-            log: Mutex::new(()),
-        }
+    /// Made by [`Runtime::session`].
+    pub(crate) fn new(runtime: Arc<Runtime>, session: Session, cwd: PathBuf) -> Self {
+        Self { runtime, session, cwd: Mutex::new(cwd), log: Mutex::new(()) }
     }
 
+    /// The session's name, which also keys its shell.
     pub fn id(&self) -> &str {
-        &self.id
+        self.session.name().as_str()
     }
 
+    /// Where the session keeps its log and artifacts.
     pub fn session(&self) -> &Session {
         &self.session
     }
@@ -133,6 +113,7 @@ impl AgentSession {
         self.cwd.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// The session's log file (`bash.jsonl`).
     pub fn log_path(&self) -> PathBuf {
         log_file(&self.session)
     }
@@ -163,132 +144,38 @@ impl AgentSession {
     }
 
     fn run(&self, command: &str, cwd: &Path, options: BashOptions<'_>) -> BashResult {
-        let settings = &self.settings;
-        let refuse = |error: String| BashResult {
-            output: String::new(),
-            exit_code: None,
-            cancelled: false,
-            truncated: false,
-            total_lines: 0,
-            total_bytes: 0,
-            output_lines: 0,
-            output_bytes: 0,
-            artifact_id: None,
-            timed_out: false,
-            signal: None,
-            duration_ms: 0,
-            cwd: cwd.display().to_string(),
-            shell: String::new(),
-            outcome: Outcome::Exited { code: 2 },
-            background_processes: 0,
-            artifact_error: None,
-            error: Some(error),
-        };
         if !cwd.is_dir() {
-            return refuse(format!("Working directory does not exist: {}", cwd.display()));
+            return refused(cwd, format!("Working directory does not exist: {}", cwd.display()));
         }
-        let shell = match self.shell.get(settings.shell_path.as_deref()) {
-            Ok(shell) => shell,
-            Err(e) => return refuse(e.to_string()),
-        };
         let cancel = match options.cancel {
             Some(c) => c,
             None => match CancelToken::new() {
                 Ok(c) => c,
-                Err(e) => return refuse(format!("cannot create a cancel token: {e}")),
+                Err(e) => return refused(cwd, format!("cannot create a cancel token: {e}")),
             },
         };
         let timeout = match options.timeout {
-            Some(t) => Timeout::clamp(Some(t), settings.default_timeout_secs),
-            None => Timeout {
-                requested_secs: MAX_TIMEOUT_SECS * 24.0,
-                applied_secs: MAX_TIMEOUT_SECS * 24.0,
-                clamped: false,
-            },
+            Some(t) => Timeout::clamp(Some(t), self.runtime.settings().default_timeout_secs),
+            None => Timeout::unlimited(),
         };
         let artifacts = self.session.artifacts();
-        let allocator: Box<dyn ArtifactAllocator> = Box::new(artifacts.allocator());
-        let sink =
-            OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: None }, Some(allocator));
-        let artifacts_env = [("ARTIFACTS", artifacts.path().as_os_str().to_owned())];
-        let snapshot = if settings.snapshot { crate::exec::snapshot::for_shell(&shell) } else { None };
-        let request = ExecRequest {
-            shell,
-            script: compose(command.trim(), settings.command_prefix.as_deref(), StatusMode::AsIs),
-            cwd: cwd.to_path_buf(),
-            env: self.env.with(&artifacts_env),
-            timeout: timeout.duration(),
-            kill_grace: Duration::from_millis(settings.kill_grace_ms),
-            cwd_mode: CwdMode::Persist,
-            session: Some(self.id.clone()),
-            snapshot,
-            prefix: settings.command_prefix.clone(),
-        };
-        let view = ViewOptions { max_line_chars: settings.max_line_chars };
-        let mut feed = Feed::new(sink, view).on_chunk(options.on_chunk);
-        let execution = match self.executor.execute(&request, &mut feed, &cancel) {
-            Ok(e) => e,
-            Err(e) => {
-                self.shell.forget();
-                return refuse(e.to_string());
-            }
-        };
-        let mut sink = feed.into_sink();
-        if matches!(crate::view::model_view(sink.tail_bytes(), &view), crate::view::View::Binary { .. }) {
-            sink.ensure_spilled();
-        }
-        let output = sink.finish();
-        let (total_lines, total_bytes) = (output.total_lines(), output.total_bytes());
-        let report = RunReport {
-            output,
-            limits: Limits::default(),
-            outcome: execution.outcome,
-            duration_ms: execution.duration.as_millis() as u64,
-            background: execution.background,
+        let spec = RunSpec {
+            command: command.trim(),
+            status: StatusMode::AsIs,
             cwd,
+            cwd_mode: CwdMode::Persist,
+            session: Some(self.id()),
             timeout,
-            max_bytes: settings.max_output_bytes,
-            view,
-            artifacts_available: true,
-            shell_replaced: None,
+            limits: Limits::default(),
+            stop_after: None,
+            artifacts: Some(&artifacts),
+            cancel: &cancel,
+            on_chunk: options.on_chunk,
+            on_update: None,
         };
-        let shaped = shape_output(&report);
-        let mut text = shaped.body;
-        if text == "(no output)" {
-            text.clear();
-        }
-        let mut notices = shaped.notices;
-        if let ShellEvent::Replaced { .. } = &execution.shell {
-            notices.push(format!("[Shell restarted: {}]", execution.shell));
-        }
-        match execution.outcome {
-            Outcome::TimedOut => notices.push(format!("[Command timed out after {} seconds]", timeout.applied_secs)),
-            Outcome::Cancelled => notices.push("[Command cancelled]".to_string()),
-            _ => {}
-        }
-        append_notices(&mut text, &notices);
-        let final_cwd = execution.final_cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
-        let (output_lines, output_bytes) =
-            shaped.truncation.as_ref().map_or((total_lines, total_bytes), |t| (t.output_lines, t.output_bytes));
-        BashResult {
-            output: text,
-            exit_code: execution.outcome.exit_code(),
-            cancelled: matches!(execution.outcome, Outcome::Cancelled | Outcome::TimedOut),
-            truncated: shaped.truncation.is_some(),
-            total_lines,
-            total_bytes,
-            output_lines,
-            output_bytes,
-            artifact_id: shaped.artifact_id,
-            timed_out: execution.outcome == Outcome::TimedOut,
-            signal: execution.outcome.signal_name(),
-            duration_ms: execution.duration.as_millis() as u64,
-            cwd: final_cwd.display().to_string(),
-            shell: execution.shell.to_string(),
-            outcome: execution.outcome,
-            background_processes: execution.background,
-            artifact_error: shaped.artifact_error,
-            error: None,
+        match run(&self.runtime, spec) {
+            Ok(report) => shape_bash_result(report),
+            Err(e) => refused(cwd, e.to_string()),
         }
     }
 
@@ -323,4 +210,69 @@ pub fn read_log(path: &Path) -> Vec<LogEntry> {
     std::fs::read_to_string(path)
         .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
         .unwrap_or_default()
+}
+
+/// The session's back: a [`BashResult`] from the run stage's report. The output keeps what the model
+/// view keeps; notices (truncation, a replaced shell, a timeout or cancel) follow it after a blank line.
+fn shape_bash_result(report: RunReport<'_>) -> BashResult {
+    let shaped = shape_output(&report);
+    let (total_lines, total_bytes) = (report.output.total_lines(), report.output.total_bytes());
+    let mut notices = shaped.notices;
+    if let ShellEvent::Replaced { .. } = &report.shell {
+        notices.push(format!("[Shell restarted: {}]", report.shell));
+    }
+    match report.outcome {
+        Outcome::TimedOut => notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs)),
+        Outcome::Cancelled => notices.push("[Command cancelled]".to_string()),
+        _ => {}
+    }
+    let mut output = shaped.body;
+    append_notices(&mut output, &notices);
+    let final_cwd = report.final_cwd.as_deref().unwrap_or(report.cwd);
+    let (output_lines, output_bytes) =
+        shaped.truncation.as_ref().map_or((total_lines, total_bytes), |t| (t.output_lines, t.output_bytes));
+    BashResult {
+        output,
+        exit_code: report.outcome.exit_code(),
+        cancelled: matches!(report.outcome, Outcome::Cancelled | Outcome::TimedOut),
+        truncated: shaped.truncation.is_some(),
+        total_lines,
+        total_bytes,
+        output_lines,
+        output_bytes,
+        artifact_id: shaped.artifact_id,
+        timed_out: report.outcome == Outcome::TimedOut,
+        signal: report.outcome.signal_name(),
+        duration_ms: report.duration_ms,
+        cwd: final_cwd.display().to_string(),
+        shell: report.shell.to_string(),
+        outcome: report.outcome,
+        background_processes: report.background,
+        artifact_error: shaped.artifact_error,
+        error: None,
+    }
+}
+
+/// A command that never ran: the reason in `error`, nothing else.
+fn refused(cwd: &Path, error: String) -> BashResult {
+    BashResult {
+        output: String::new(),
+        exit_code: None,
+        cancelled: false,
+        truncated: false,
+        total_lines: 0,
+        total_bytes: 0,
+        output_lines: 0,
+        output_bytes: 0,
+        artifact_id: None,
+        timed_out: false,
+        signal: None,
+        duration_ms: 0,
+        cwd: cwd.display().to_string(),
+        shell: String::new(),
+        outcome: Outcome::Exited { code: 2 },
+        background_processes: 0,
+        artifact_error: None,
+        error: Some(error),
+    }
 }

@@ -53,8 +53,8 @@ pub const NON_INTERACTIVE_DEFAULTS: &[(&str, &str)] = &[
 ///
 /// `is_set(name)` says whether the user already has the variable (normally `std::env::var_os`).
 /// Order: hardening defaults the user lacks, then `user` (settings), then `extra` (runtime-provided such
-/// as `ARTIFACTS`), so later entries win when applied in order; last the reaper's marker
-/// ([`crate::reaper`]), which nothing may override.
+/// as `ARTIFACTS`), so later entries win when applied in order. The runtime appends its reaper's marker
+/// last, so that nothing may override it.
 pub fn command_env(
     harden: bool,
     is_set: impl Fn(&str) -> bool,
@@ -68,8 +68,8 @@ pub fn command_env(
 ///
 /// The hardening defaults and `bash.env` depend only on the settings and on which variables the runtime's
 /// own environment has; asking the process environment for 40 names takes its lock and allocates each
-/// time, which was a measurable share of a warm call. Only `extra` (which differs per call) and the
-/// reaper's marker are added per call.
+/// time, which was a measurable share of a warm call. Only `extra` (which differs per call) is added per
+/// call (and, by the runtime, its marker).
 ///
 /// The process environment is read once, by [`CommandEnv::from_process`]: a variable the runtime sets
 /// in its own environment afterwards (`std::env::set_var`) no longer suppresses the matching hardening
@@ -110,14 +110,11 @@ impl CommandEnv {
         Self::new(harden, |name| std::env::var_os(name).is_some(), user)
     }
 
-    /// The full list for one command: the settings part, then `extra`, then the reaper's marker.
+    /// The list for one command: the settings part, then `extra` (room is left for the marker).
     pub fn with(&self, extra: &[(&str, OsString)]) -> Vec<(OsString, OsString)> {
         let mut env = Vec::with_capacity(self.base.len() + extra.len() + 1);
         env.extend(self.base.iter().cloned());
         env.extend(extra.iter().map(|(k, v)| (OsString::from(k), v.clone())));
-        // Per call rather than cached: `Reaper::global` starts the reaper on first use, which should stay
-        // the first command's doing, not the constructor's.
-        env.push(crate::reaper::Reaper::global().marker());
         env
     }
 }
@@ -138,13 +135,12 @@ mod tests {
     #[test]
     fn hardening_can_be_switched_off() {
         let env = command_env(false, |_| false, &[], &[]);
-        assert_eq!(env.len(), 1);
-        assert_eq!(env[0].0, crate::reaper::MARKER_VAR);
+        assert!(env.is_empty());
     }
 
     /// Applying the list in order gives what it gave before it was deduplicated and sorted.
     #[test]
-    fn the_last_value_per_name_wins_and_the_marker_is_last() {
+    fn the_last_value_per_name_wins_and_extra_comes_last() {
         let user = vec![("ZED".into(), "1".into()), ("PAGER".into(), "less".into()), ("ZED".into(), "2".into())];
         let env = command_env(true, |n| n == "EDITOR", &user, &[("ARTIFACTS", OsString::from("/a"))]);
         let values = |name: &str| env.iter().filter(|(k, _)| k == name).map(|(_, v)| v.clone()).collect::<Vec<_>>();
@@ -152,8 +148,8 @@ mod tests {
         assert_eq!(values("PAGER"), [OsString::from("less")]);
         assert!(values("EDITOR").is_empty());
         assert_eq!(values("ARTIFACTS"), [OsString::from("/a")]);
-        assert_eq!(env.last().map(|(k, _)| k.as_os_str()), Some(std::ffi::OsStr::new(crate::reaper::MARKER_VAR)));
-        let names: Vec<_> = env[..env.len() - 2].iter().map(|(k, _)| k).collect();
+        assert_eq!(env.last().map(|(k, _)| k.as_os_str()), Some(std::ffi::OsStr::new("ARTIFACTS")));
+        let names: Vec<_> = env[..env.len() - 1].iter().map(|(k, _)| k).collect();
         assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted, one per name: {names:?}");
     }
 }

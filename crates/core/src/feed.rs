@@ -14,12 +14,15 @@ pub const UPDATE_INTERVAL: Duration = Duration::from_millis(50);
 /// Receives raw output chunks as they arrive.
 pub type ChunkCallback<'a> = &'a mut dyn FnMut(&[u8]);
 
+/// Receives the model view of the output so far, at most once per [`UPDATE_INTERVAL`].
+pub type UpdateCallback<'a> = &'a mut dyn FnMut(&str);
+
 pub struct Feed<'a> {
     sink: OutputSink,
     stop_after: Option<u64>,
     lines_seen: u64,
     on_chunk: Option<ChunkCallback<'a>>,
-    on_update: Option<&'a mut dyn FnMut(&str)>,
+    on_update: Option<UpdateCallback<'a>>,
     last_update: Option<Instant>,
     view: ViewOptions,
 }
@@ -42,7 +45,7 @@ impl<'a> Feed<'a> {
     }
 
     /// The model view of the output so far, at most once per [`UPDATE_INTERVAL`].
-    pub fn on_update(mut self, f: Option<&'a mut dyn FnMut(&str)>) -> Self {
+    pub fn on_update(mut self, f: Option<UpdateCallback<'a>>) -> Self {
         self.on_update = f;
         self
     }

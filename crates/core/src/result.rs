@@ -4,11 +4,12 @@
 //! Promises: an error result keeps its truncation metadata and artifact link; every notice names how to
 //! get the rest; line ranges are real line numbers of the command's output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::artifact::ArtifactId;
+use crate::exec::ShellEvent;
 use crate::intercept::Block;
 use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
@@ -149,30 +150,35 @@ impl Limits {
     }
 }
 
-/// Everything shaping needs from a finished run.
+/// Everything shaping needs from a finished run (made by the run stage, [`crate::run`]).
 pub struct RunReport<'a> {
     pub output: SinkOutput,
     pub limits: Limits,
     pub outcome: Outcome,
     pub duration_ms: u64,
     pub background: u32,
+    /// Where the command started.
     pub cwd: &'a Path,
+    /// Where it ended, when a long-lived shell could tell.
+    pub final_cwd: Option<PathBuf>,
     pub timeout: Timeout,
     pub max_bytes: usize,
     pub view: ViewOptions,
     /// Whether the call had somewhere to keep artifacts at all.
     pub artifacts_available: bool,
-    /// Set when the long-lived shell had died and this call started a fresh one: state set by earlier
-    /// calls (variables, functions) is gone, and the model must know.
-    pub shell_replaced: Option<String>,
+    /// Which shell ran it. A replaced shell lost the state earlier calls set (variables, functions),
+    /// and the model must know.
+    pub shell: ShellEvent,
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the
 /// truncation metadata. Shared by tool calls and session-level (`!cmd`) runs.
 #[derive(Debug, Clone)]
 pub struct ShapedOutput {
-    /// The visible output, `(no output)` when empty.
+    /// The visible output (empty when there was none, or when it was binary).
     pub body: String,
+    /// The output was binary: a notice describes it instead of the body.
+    pub binary: bool,
     /// Notices about the output (truncation, binary), to be appended after the body.
     pub notices: Vec<String>,
     pub truncation: Option<Truncation>,
@@ -251,8 +257,7 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         }
     });
 
-    let body = if body.is_empty() && !binary { "(no output)".to_string() } else { body };
-    ShapedOutput { body, notices, truncation, artifact_id, artifact_error }
+    ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error }
 }
 
 /// Appends notices after one blank line; the output's own final newline is not doubled.
@@ -273,9 +278,12 @@ pub fn append_notices(text: &mut String, notices: &[String]) {
 pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolResult {
     let shaped = shape_output(&report);
     let mut text = shaped.body;
+    if text.is_empty() && !shaped.binary {
+        text = "(no output)".to_string();
+    }
     let mut notices = shaped.notices;
-    if let Some(replaced) = &report.shell_replaced {
-        notices.push(format!("[Shell restarted: {replaced}]"));
+    if let ShellEvent::Replaced { .. } = &report.shell {
+        notices.push(format!("[Shell restarted: {}]", report.shell));
     }
     if report.timeout.clamped {
         notices.push(format!(

@@ -92,6 +92,13 @@ impl Timeout {
         Self { requested_secs, applied_secs, clamped: applied_secs != requested_secs }
     }
 
+    /// A session command with no deadline: it runs until it ends or is aborted. Kept as a long but
+    /// finite value (a day) so that arithmetic on deadlines never overflows.
+    pub fn unlimited() -> Self {
+        let secs = MAX_TIMEOUT_SECS * 24.0;
+        Self { requested_secs: secs, applied_secs: secs, clamped: false }
+    }
+
     pub fn duration(&self) -> Duration {
         Duration::from_millis((self.applied_secs * 1000.0).round() as u64)
     }

@@ -8,7 +8,8 @@ mod support;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use bashrt_core::exec::{OneShotReason, PoolConfig, ReplaceReason, ShellEvent, ShellPool};
+use bashrt_core::exec::{OneShotReason, ReplaceReason, ShellEvent};
+use bashrt_core::shell::{PoolConfig, ShellPool};
 use bashrt_core::{CancelToken, Outcome};
 use support::*;
 

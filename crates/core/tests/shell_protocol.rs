@@ -6,7 +6,8 @@ mod support;
 
 use std::time::Duration;
 
-use bashrt_core::exec::{Execution, ReplaceReason, ShellEvent, ShellPool};
+use bashrt_core::exec::{Execution, ReplaceReason, ShellEvent};
+use bashrt_core::shell::ShellPool;
 use bashrt_core::Outcome;
 use support::*;
 

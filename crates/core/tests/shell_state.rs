@@ -5,7 +5,8 @@ mod support;
 
 use std::path::Path;
 
-use bashrt_core::exec::{CwdMode, ExecError, Executor, Flow, ShellEvent, ShellPool};
+use bashrt_core::exec::{CwdMode, ExecError, Executor, Flow, ShellEvent};
+use bashrt_core::shell::ShellPool;
 use bashrt_core::{CancelToken, Outcome};
 use support::*;
 

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use bashrt_core::exec::snapshot::{capture, SnapshotError};
+use bashrt_core::shell::snapshot::{capture, SnapshotError};
 
 const BASHRC: &str = r#"
 alias ll='echo LL'
@@ -12,7 +12,7 @@ alias ls='ls --color=always'
 grep() { command grep --color=always "$@"; }
 _helper() { echo "helper:$1"; }
 greet() { _helper "$1"; echo "hi $1"; }
-shopt -s globstar
+shopt -s globstar extglob
 [[ $- != *i* ]] && return
 alias after_guard='echo guarded'
 quote_alias() { echo "it's"; }
@@ -37,14 +37,16 @@ fn bash_with(snapshot: &Path, script: &str) -> String {
 fn snapshot_has_what_an_interactive_shell_sees() {
     let home = fake_home();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10)).unwrap();
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     // Past the `[[ $- != *i* ]] && return` guard: only an interactive read of .bashrc gets there.
     assert_eq!(bash_with(&out, "after_guard"), "guarded\n");
     // A function calling a `_helper` works: helpers are kept.
     assert_eq!(bash_with(&out, "greet bob"), "helper:bob\nhi bob\n");
     assert_eq!(bash_with(&out, "ll"), "LL\n");
     assert_eq!(bash_with(&out, "quote_alias"), "it's\n");
-    assert_eq!(bash_with(&out, "shopt -p globstar"), "shopt -s globstar\n");
+    // Options beyond what functions need to parse stay at bash's defaults, as under `bash -c`.
+    assert_eq!(bash_with(&out, "shopt -p globstar"), "shopt -u globstar\n");
+    assert_eq!(bash_with(&out, "shopt -p extglob"), "shopt -s extglob\n");
     // Tools a model relies on are not shadowed.
     assert_eq!(bash_with(&out, "type -t ls grep"), "file\nfile\n");
     assert!(snap.skipped.iter().any(|s| s == "alias ls: shadows a common tool"), "{:?}", snap.skipped);
@@ -59,7 +61,7 @@ fn a_hanging_rc_times_out_instead_of_hanging_the_call() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join(".bashrc"), "sleep 100\n").unwrap();
     let out = home.path().join("snap.sh");
-    let err = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(1)).unwrap_err();
+    let err = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(1), None).unwrap_err();
     assert!(matches!(err, SnapshotError::TimedOut(_)), "{err}");
     assert!(!out.exists());
 }
@@ -68,7 +70,7 @@ fn a_hanging_rc_times_out_instead_of_hanging_the_call() {
 fn no_rc_gives_an_empty_but_valid_snapshot() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10)).unwrap();
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     assert_eq!(snap.functions, 0);
     assert_eq!(bash_with(&out, "echo ok"), "ok\n");
 }

@@ -5,11 +5,11 @@ use std::path::Path;
 
 use bashrt_core::result::ToolResult;
 use bashrt_core::settings::Settings;
-use bashrt_core::tool::{BashParams, BashTool, CallContext, UPDATE_INTERVAL};
-use bashrt_core::CancelToken;
+use bashrt_core::tool::{BashParams, CallContext, UPDATE_INTERVAL};
+use bashrt_core::{CancelToken, Runtime};
 
 fn run(command: &str, cwd: &Path, on_update: &mut dyn FnMut(&str)) -> ToolResult {
-    let tool = BashTool::new(Settings::default());
+    let tool = Runtime::builder(Settings::default()).no_state_dir().build().tool();
     let params = BashParams { command: command.to_string(), timeout: Some(60.0), ..Default::default() };
     let ctx = CallContext {
         session_cwd: cwd.to_path_buf(),

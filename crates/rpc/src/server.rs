@@ -20,12 +20,11 @@ use std::time::Duration;
 
 use bashrt_core::agent_session::{AgentSession, BashOptions};
 use bashrt_core::artifact::ArtifactError;
-use bashrt_core::exec::{Executor, PoolConfig, ShellPool};
+
 use bashrt_core::result::{refused, Details};
-use bashrt_core::session::{SessionError, SessionName, StateDir};
-use bashrt_core::settings::Settings;
+use bashrt_core::session::{SessionError, SessionName};
 use bashrt_core::tool::{BashParams, BashTool, CallContext};
-use bashrt_core::CancelToken;
+use bashrt_core::{CancelToken, Runtime};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -48,21 +47,13 @@ const INPUT_QUEUE: usize = 1;
 
 /// How the server is set up.
 pub struct ServerConfig {
-    pub settings: Settings,
+    /// Settings, executor, state directory: everything commands share. A runtime without a state
+    /// directory disables `bash`, artifacts and `read_artifact`.
+    pub runtime: Arc<Runtime>,
     /// The session of requests without `sessionId`.
     pub default_session: SessionName,
     /// Where sessions start, and what tool calls resolve a relative `cwd` against.
     pub cwd: PathBuf,
-    /// Where sessions keep artifacts and logs; `None` disables `bash`, artifacts and `read_artifact`.
-    pub state: Option<StateDir>,
-    pub executor: Arc<dyn Executor>,
-}
-
-impl ServerConfig {
-    /// A pool of long-lived shells (SPEC 3.1), the given settings, session and state.
-    pub fn new(settings: Settings, default_session: SessionName, cwd: PathBuf, state: Option<StateDir>) -> Self {
-        Self { settings, default_session, cwd, state, executor: Arc::new(ShellPool::new(PoolConfig::default())) }
-    }
 }
 
 /// Why [`Server::serve`] ended.
@@ -157,7 +148,7 @@ impl Server {
         output: impl Write + Send + 'static,
     ) -> Result<Ending, ServeError> {
         let Server { config, sender, events } = self;
-        warm_snapshot(&config.settings);
+        warm_snapshot(&config.runtime);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
         std::thread::Builder::new()
             .name("rpc-input".into())
@@ -173,8 +164,8 @@ impl Server {
         };
         shared.abort_all();
         shared.workers.join();
-        let grace = Duration::from_millis(shared.settings.kill_grace_ms);
-        let killed = bashrt_core::reaper::Reaper::global().terminate_all(grace);
+        let grace = Duration::from_millis(shared.runtime.settings().kill_grace_ms);
+        let killed = shared.runtime.shutdown(grace);
         if killed > 0 {
             tracing::info!("killed {killed} process(es) left running by commands");
         }
@@ -217,11 +208,9 @@ struct Calls {
 
 /// What every thread of a server shares.
 struct Shared {
-    settings: Arc<Settings>,
+    runtime: Arc<Runtime>,
     default_session: SessionName,
     cwd: PathBuf,
-    state: Option<StateDir>,
-    executor: Arc<dyn Executor>,
     tool: BashTool,
     output: Output,
     workers: Workers,
@@ -238,14 +227,12 @@ struct SessionEntry {
 
 /// Captures the user's shell snapshot in the background, so the first command does not wait for an
 /// interactive bash to read the rc files (commands that arrive meanwhile wait for the same capture).
-fn warm_snapshot(settings: &Settings) {
-    if !settings.snapshot {
+fn warm_snapshot(runtime: &Arc<Runtime>) {
+    if !runtime.settings().snapshot {
         return;
     }
-    let Ok(shell) = bashrt_core::tool::resolve_shell(settings.shell_path.as_deref()) else { return };
-    let spawned = std::thread::Builder::new().name("rpc-snapshot".into()).spawn(move || {
-        bashrt_core::exec::snapshot::for_shell(&shell);
-    });
+    let runtime = Arc::clone(runtime);
+    let spawned = std::thread::Builder::new().name("rpc-snapshot".into()).spawn(move || runtime.warm_up());
     if let Err(e) = spawned {
         tracing::warn!("cannot warm the shell snapshot: {e}");
     }
@@ -257,17 +244,14 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Shared {
     fn new(config: ServerConfig, output: Output) -> Self {
-        let settings = config.settings;
-        let tool = BashTool::with_executor(settings.clone(), config.executor.clone());
+        let tool = config.runtime.tool();
         for warning in tool.warnings() {
             tracing::warn!("{warning}");
         }
         Self {
-            settings: Arc::new(settings),
+            runtime: config.runtime,
             default_session: config.default_session,
             cwd: config.cwd,
-            state: config.state,
-            executor: config.executor,
             tool,
             output,
             workers: Workers::new(),
@@ -283,7 +267,6 @@ impl Shared {
     /// The session of `id`, created on first use.
     fn agent_session(&self, id: Option<&str>) -> Result<SessionEntry, CommandError> {
         let name = self.session_name(id)?;
-        let state = self.state.as_ref().ok_or(SessionError::NoStateDir)?;
         let mut sessions = lock(&self.sessions);
         if let Some(entry) = sessions.get(name.as_str()) {
             return Ok(entry.clone());
@@ -291,13 +274,7 @@ impl Shared {
         if sessions.len() >= MAX_SESSIONS {
             return Err(CommandError::TooManySessions);
         }
-        let session = Arc::new(AgentSession::new(
-            name.as_str().to_string(),
-            state.session(&name),
-            self.cwd.clone(),
-            self.settings.clone(),
-            self.executor.clone(),
-        ));
+        let session = Arc::new(self.runtime.session(&name, self.cwd.clone())?);
         let entry = SessionEntry { session, queue: Arc::default() };
         sessions.insert(name.as_str().to_string(), entry.clone());
         Ok(entry)
@@ -487,7 +464,7 @@ fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest
     let params: BashParams =
         serde_json::from_value(req.arguments.clone()).map_err(|e| CommandError::InvalidArguments(e.to_string()))?;
     let name = shared.session_name(req.session_id.as_deref())?;
-    let artifacts = shared.state.as_ref().map(|state| state.session(&name).artifacts());
+    let artifacts = shared.runtime.state_dir().map(|state| state.session(&name).artifacts());
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Tool { tool_call_id: req.tool_call_id.clone() }, Some(cancel.clone()))?;
     // Both lines are out before the job starts, so they always come first.
@@ -523,7 +500,7 @@ fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest
 fn start_read_artifact(shared: &Arc<Shared>, id: Option<Value>, req: ReadArtifactRequest) -> Result<(), CommandError> {
     let window = artifact::window_of(&req)?;
     let name = shared.session_name(req.session_id.as_deref())?;
-    let dir = shared.state.as_ref().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
+    let dir = shared.runtime.state_dir().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
     let slot = shared.register(Kind::ReadArtifact, None)?;
     let job = {
         let shared = shared.clone();
@@ -603,16 +580,13 @@ fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(
         (bash.count(), tools.collect::<Vec<_>>())
     };
     running_tool_calls.sort();
-    let artifacts = shared
-        .state
-        .as_ref()
-        .map(|state| state.session(&name).artifacts().list().into_iter().map(|a| a.0).collect())
-        .unwrap_or_default();
+    let artifacts =
+        shared.runtime.artifacts(&name).map(|dir| dir.list().into_iter().map(|a| a.0).collect()).unwrap_or_default();
     let state = State {
         session_id: name.as_str().to_string(),
         default_session_id: shared.default_session.as_str().to_string(),
         cwd: cwd.display().to_string(),
-        state_dir: shared.state.as_ref().map(|s| s.path().display().to_string()),
+        state_dir: shared.runtime.state_dir().map(|s| s.path().display().to_string()),
         running_bash,
         running_tool_calls,
         artifacts,
@@ -625,8 +599,8 @@ fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(
 fn get_history(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(), CommandError> {
     let name = shared.session_name(req.session_id.as_deref())?;
     let entries = shared
-        .state
-        .as_ref()
+        .runtime
+        .state_dir()
         .map(|state| {
             use bashrt_core::agent_session::{log_file, read_log};
             read_log(&log_file(&state.session(&name)))

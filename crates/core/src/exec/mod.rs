@@ -5,24 +5,16 @@
 //! command is done, whoever else still holds the pipe; on deadline or cancel the whole process tree is
 //! killed (TERM, grace, KILL) before the call returns.
 //!
-//! Two executors: [`OneShotExecutor`] (a fresh `bash -c` per call) and [`ShellPool`] (long-lived
-//! shells, so that state carries from one call to the next; see the `pool` module for its policies).
+//! Two executors: [`OneShotExecutor`] (a fresh `bash -c` per call) and the shell pool
+//! ([`crate::shell::ShellPool`]: long-lived shells, so that state carries from one call to the next).
+//! An embedder may bring its own: the runtime needs only the [`Executor`] trait.
 
-mod exit_watch;
-mod memfile;
 mod oneshot;
-mod persistent;
-mod pidfd;
-mod pipe;
-mod pool;
-mod pool_thread;
-mod procfs;
-mod protocol;
+pub(crate) mod reader;
 mod script;
 mod script_file;
-pub mod snapshot;
-mod tree;
-mod watch;
+mod shell_path;
+pub(crate) mod watch;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -33,9 +25,12 @@ use std::time::Duration;
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 
+pub(crate) use oneshot::spawn_error;
 pub use oneshot::OneShotExecutor;
-pub use pool::{PoolConfig, ShellKey, ShellPool};
 pub use script::{compose, StatusMode};
+pub(crate) use script::{quote_into, quoted};
+pub(crate) use shell_path::ShellResolver;
+pub use shell_path::{resolve_shell, ShellError};
 
 /// Long enough for a process to flush and remove its temporary files on SIGTERM, short enough that a
 /// cancelled call still feels immediate.
@@ -283,4 +278,8 @@ pub trait Executor: Send + Sync {
         out: &mut dyn OutputConsumer,
         cancel: &CancelToken,
     ) -> Result<Execution, ExecError>;
+
+    /// Stops every shell the executor keeps, with its tree; running calls end as if their shell had
+    /// been killed. Called when the runtime shuts down. An executor that keeps nothing has nothing to do.
+    fn shutdown(&self) {}
 }

@@ -11,13 +11,15 @@ use std::time::{Duration, Instant};
 
 use nix::unistd::Pid;
 
-use super::exit_watch::ExitWatch;
-use super::pipe::{output_pipe, OutputReader};
+use super::reader::OutputReader;
 use super::script_file::{ScriptFile, ARG_LIMIT};
 use super::watch::{watch, Ending};
-use super::{tree, ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent};
+use super::{ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
+use crate::process::exit_watch::ExitWatch;
+use crate::process::pipe::output_pipe;
+use crate::process::tree;
 
 /// Spawns `<shell> -c <script>` per call (`<shell> <file>` for scripts over ~100 KiB).
 #[derive(Debug, Clone, Copy, Default)]
@@ -41,8 +43,8 @@ impl Executor for OneShotExecutor {
         let script = match &req.snapshot {
             Some(snapshot) => {
                 with_snapshot = format!(
-                    ". {} </dev/null >/dev/null 2>&1\n{}",
-                    super::snapshot::shell_quote(&snapshot.to_string_lossy()),
+                    "\\. {} </dev/null >/dev/null 2>&1\n{}",
+                    super::quoted(&snapshot.to_string_lossy()),
                     req.script
                 );
                 &with_snapshot
@@ -152,7 +154,7 @@ impl Drop for Shell {
 
 /// A missing working directory makes the spawn fail with the same ENOENT as a missing shell; say
 /// which one it was.
-pub(super) fn spawn_error(shell: &Path, cwd: &Path, source: io::Error) -> ExecError {
+pub(crate) fn spawn_error(shell: &Path, cwd: &Path, source: io::Error) -> ExecError {
     let cwd_problem = match std::fs::metadata(cwd) {
         Err(e) => Some(e),
         Ok(meta) if !meta.is_dir() => Some(io::Error::from(io::ErrorKind::NotADirectory)),

@@ -54,9 +54,40 @@ fn is_list_prefix(prefix: &str) -> bool {
     trimmed.ends_with(';') || trimmed.ends_with('&') || trimmed.ends_with('|')
 }
 
+/// Appends `text` in single quotes, with `'` written as `'\''`: the one quoting bash never expands,
+/// whatever the bytes (newlines, `$`, invalid UTF-8). Every path or word bashrt writes into shell
+/// text goes through here.
+pub(crate) fn quote_into(out: &mut Vec<u8>, text: &[u8]) {
+    out.push(b'\'');
+    for &b in text {
+        if b == b'\'' {
+            out.extend_from_slice(b"'\\''");
+        } else {
+            out.push(b);
+        }
+    }
+    out.push(b'\'');
+}
+
+/// [`quote_into`] for text that is already a `String`.
+pub(crate) fn quoted(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len() + 2);
+    quote_into(&mut out, text.as_bytes());
+    // Only ASCII quotes were added around valid UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoting_survives_any_text() {
+        assert_eq!(quoted("a'b"), r"'a'\''b'");
+        let mut out = Vec::new();
+        quote_into(&mut out, b"\xff$x\n");
+        assert_eq!(out, b"'\xff$x\n'");
+    }
 
     #[test]
     fn as_is_joins_prefix_and_command_with_a_space() {

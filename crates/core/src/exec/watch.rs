@@ -10,7 +10,7 @@ use std::time::Instant;
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 
-use super::pipe::OutputReader;
+use super::reader::OutputReader;
 use super::OutputConsumer;
 use crate::cancel::CancelToken;
 

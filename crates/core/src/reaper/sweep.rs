@@ -3,14 +3,19 @@
 //! so a recycled pid is never hit. A process that scrubbed its environment (`env -u BASHRT_RUNTIME …`,
 //! `env -i`) escapes on purpose — that is the documented way to keep one running.
 
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+
+use nix::sys::signal::Signal;
+use nix::unistd::Pid;
+
+use crate::process::pidfd;
 use std::time::{Duration, Instant};
 
 /// Rounds of scan-and-kill (a dying process may still fork once).
 const ROUNDS: usize = 3;
 
 /// Kills every live process whose environment holds `MARKER=token`; returns how many were signalled.
-pub fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
+pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
     let needle = format!("{marker}={token}").into_bytes();
     let mut signalled = 0;
     for round in 0..ROUNDS {
@@ -21,12 +26,12 @@ pub fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
         signalled += members.len();
         if round == 0 && !grace.is_zero() {
             for m in &members {
-                m.signal(libc::SIGTERM);
+                m.signal(Signal::SIGTERM);
             }
             wait_for_exit(&members, grace);
         }
         for m in &members {
-            m.signal(libc::SIGKILL);
+            m.signal(Signal::SIGKILL);
         }
         wait_for_exit(&members, Duration::from_secs(1));
     }
@@ -60,47 +65,28 @@ struct Member {
 
 impl Member {
     fn open(pid: i32) -> Option<Self> {
-        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        if fd >= 0 {
-            // SAFETY: the descriptor was just returned by the kernel and is owned by nobody else.
-            return Some(Self { pid, pidfd: Some(unsafe { OwnedFd::from_raw_fd(fd as i32) }) });
-        }
-        match std::io::Error::last_os_error().raw_os_error() {
-            Some(libc::ESRCH) => None,
-            _ => Some(Self { pid, pidfd: None }),
+        match pidfd::open(pid) {
+            Ok(fd) => Some(Self { pid, pidfd: Some(fd) }),
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => None,
+            Err(_) => Some(Self { pid, pidfd: None }),
         }
     }
 
-    fn signal(&self, signal: i32) {
+    fn signal(&self, signal: Signal) {
         match &self.pidfd {
-            // SAFETY: a valid pidfd, a signal number, no siginfo, no flags.
-            Some(fd) => unsafe {
-                libc::syscall(
-                    libc::SYS_pidfd_send_signal,
-                    fd.as_raw_fd(),
-                    signal,
-                    std::ptr::null::<libc::siginfo_t>(),
-                    0,
-                );
-            },
-            // SAFETY: kill(2) with a pid and a signal number.
-            None => unsafe {
-                libc::kill(self.pid, signal);
-            },
+            Some(fd) => {
+                let _ = pidfd::send_signal(fd.as_fd(), signal);
+            }
+            None => {
+                let _ = nix::sys::signal::kill(Pid::from_raw(self.pid), signal);
+            }
         }
     }
 
     fn exited(&self) -> bool {
         match &self.pidfd {
-            Some(fd) => {
-                let mut poll = [libc::pollfd { fd: fd.as_fd().as_raw_fd(), events: libc::POLLIN, revents: 0 }];
-                // SAFETY: one valid pollfd, zero timeout.
-                let ready = unsafe { libc::poll(poll.as_mut_ptr(), 1, 0) };
-                ready > 0
-            }
-            // SAFETY: signal 0 only checks for existence.
-            None => (unsafe { libc::kill(self.pid, 0) }) != 0,
+            Some(fd) => pidfd::has_exited(fd.as_fd()),
+            None => nix::sys::signal::kill(Pid::from_raw(self.pid), None).is_err(),
         }
     }
 }

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bashrt_core::exec::{CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor, ShellPool};
+use bashrt_core::exec::{CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor};
+use bashrt_core::shell::ShellPool;
 use bashrt_core::CancelToken;
 
 pub const BASH: &str = "/bin/bash";

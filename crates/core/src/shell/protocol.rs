@@ -26,11 +26,12 @@
 //!   command lowered the open-file limit; bash then skips the group with status 1, which would look
 //!   like `false`), and `$PWD` last, NUL-terminated: a path may hold newlines, never a NUL.
 
-use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use memchr::memmem;
+
+use crate::exec::quote_into;
 
 /// The report's first byte: the ASCII record separator, not something commands print by accident.
 const MARK: u8 = 0x1e;
@@ -57,7 +58,7 @@ pub(crate) fn runner(out: &mut Vec<u8>, id: &str, cd: Option<&Path>, command: &s
     out.clear();
     if let Some(dir) = cd {
         out.extend_from_slice(b"if \\builtin cd -- ");
-        quote_into(out, dir.as_os_str());
+        quote_into(out, dir.as_os_str().as_bytes());
         out.extend_from_slice(b"; then ");
     }
     for part in ["{ __bashrt_ran=", id, "; \\. ", command, "; } </dev/null >", output, " 2>&1\n"] {
@@ -97,19 +98,6 @@ pub(crate) fn find_report(buf: &[u8], id: &str) -> Option<Report> {
     let started = fields.next()? == id.as_bytes();
     let pwd = fields.next()?.to_vec();
     Some(Report::Ended { status, started, last_job, pwd })
-}
-
-/// Appends `text` in single quotes, with `'` written as `'\''`: the one quoting bash never expands.
-pub(crate) fn quote_into(out: &mut Vec<u8>, text: &OsStr) {
-    out.push(b'\'');
-    for &b in text.as_bytes() {
-        if b == b'\'' {
-            out.extend_from_slice(b"'\\''");
-        } else {
-            out.push(b);
-        }
-    }
-    out.push(b'\'');
 }
 
 #[cfg(test)]

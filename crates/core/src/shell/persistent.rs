@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -26,17 +26,19 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use super::exit_watch::ExitWatch;
-use super::memfile::MemFile;
-use super::oneshot::spawn_error;
-use super::pipe::{output_pipe, OutputReader};
 use super::pool_thread::PoolThread;
-use super::procfs::{self, ProcEntry};
 use super::protocol::{self, Report};
-use super::watch::{watch, Ending};
-use super::{pidfd, tree, ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::cancel::CancelToken;
+use crate::exec::reader::OutputReader;
+use crate::exec::spawn_error;
+use crate::exec::watch::{watch, Ending};
+use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
+use crate::process::exit_watch::ExitWatch;
+use crate::process::memfile::MemFile;
+use crate::process::pipe::output_pipe;
+use crate::process::procfs::{self, ProcEntry};
+use crate::process::{pidfd, tree};
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// one to read the runner, and its redirections save copies at fd 10 and up.
@@ -197,7 +199,7 @@ impl PersistentShell {
         let mut init = Vec::new();
         if let Some(snapshot) = spec.snapshot {
             init.extend_from_slice(b"\\. ");
-            protocol::quote_into(&mut init, snapshot.as_os_str());
+            crate::exec::quote_into(&mut init, snapshot.as_os_str().as_bytes());
             init.push(b'\n');
         }
         init.extend_from_slice(b"shopt -s expand_aliases\n");

@@ -21,7 +21,7 @@ use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 
-use super::pipe::CHUNK;
+use crate::process::pipe::CHUNK;
 
 /// Builds and spawns a child; runs on the pool thread.
 pub(crate) type SpawnFn = Box<dyn FnOnce() -> io::Result<Child> + Send>;

@@ -33,12 +33,13 @@ use std::time::{Duration, Instant};
 
 use super::persistent::{Call, CallResult, KillHandle, PersistentShell, ShellSpec, StartError};
 use super::pool_thread::PoolThread;
-use super::procfs::ProcEntry;
-use super::{
-    protocol, tree, CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason,
-    OutputConsumer, ReplaceReason, ShellEvent,
-};
 use crate::cancel::CancelToken;
+use crate::exec::{
+    CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
+    ReplaceReason, ShellEvent,
+};
+use crate::process::procfs::{self, ProcEntry};
+use crate::process::tree;
 
 /// Bounds of a [`ShellPool`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -550,6 +551,10 @@ impl Executor for ShellPool {
             }
         }
     }
+
+    fn shutdown(&self) {
+        ShellPool::shutdown(self);
+    }
 }
 
 enum Started {
@@ -601,8 +606,8 @@ impl Slot {
     }
 }
 
-/// Runs the call in a fresh `bash -c` (the snapshot sourced first, on a line of its own so that its
-/// aliases apply to the command; error messages then count the command's lines from 2).
+/// Runs the call in a fresh `bash -c` (which sources the snapshot itself, see [`OneShotExecutor`]),
+/// in the session's `cwd` when there is one.
 fn one_shot(
     req: &ExecRequest,
     cwd: Option<PathBuf>,
@@ -611,20 +616,10 @@ fn one_shot(
     cancel: &CancelToken,
 ) -> Result<Execution, ExecError> {
     let started = Instant::now();
-    let mut request = req.clone();
-    if let Some(cwd) = cwd {
-        request.cwd = cwd;
-    }
-    if let Some(snapshot) = &req.snapshot {
-        let mut line = b"\\. ".to_vec();
-        protocol::quote_into(&mut line, snapshot.as_os_str());
-        line.extend_from_slice(b" </dev/null >/dev/null 2>&1; shopt -s expand_aliases\n");
-        // A snapshot path that is not UTF-8 cannot go into the script text; run without it.
-        if let Ok(line) = String::from_utf8(line) {
-            request.script = line + &req.script;
-        }
-    }
-    let mut execution = OneShotExecutor.execute(&request, out, cancel)?;
+    let mut execution = match cwd {
+        Some(cwd) => OneShotExecutor.execute(&ExecRequest { cwd, ..req.clone() }, out, cancel)?,
+        None => OneShotExecutor.execute(req, out, cancel)?,
+    };
     execution.shell = ShellEvent::OneShot { reason };
     execution.duration = started.elapsed();
     Ok(execution)
@@ -648,7 +643,7 @@ fn cwd_error(cwd: &Path) -> ExecError {
 fn add_orphans(list: &mut Vec<ProcEntry>, more: Vec<ProcEntry>) {
     list.extend(more);
     if list.len() > 64 {
-        list.retain(|e| super::procfs::stat(e.pid).is_some_and(|now| now.alive && now.start_time == e.start_time));
+        list.retain(|e| procfs::stat(e.pid).is_some_and(|now| now.alive && now.start_time == e.start_time));
     }
 }
 

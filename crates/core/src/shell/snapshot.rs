@@ -1,21 +1,32 @@
-//! Shell snapshot (SPEC 3.2): the user's aliases, functions and shell options as an INTERACTIVE bash sees
-//! them after reading `~/.bashrc`, written to a file the driven shell sources, so `ll` and the user's own
-//! functions work in agent commands.
+//! Shell snapshot: the user's aliases and functions as an INTERACTIVE bash sees them after reading
+//! `~/.bashrc`, written to a file the driven shells source, so `ll` and the user's own functions work in
+//! agent commands.
 //!
 //! Promises: capture runs with a deadline and never blocks a call for longer; one broken item never loses
 //! the rest (each item is validated on its own); helpers starting with `_` are kept; aliases and functions
 //! that shadow common tools are skipped (a model expects `ls`, `grep` to be the real ones); everything
-//! skipped is reported; any failure means "no snapshot", never a failed call. Cached per shell and HOME.
+//! skipped is reported; any failure means "no snapshot", never a failed call.
+//!
+//! What a snapshot never carries: the environment (`PATH` above all: the caller's environment and
+//! `bash.env` always win), and shell options beyond [`CARRIED_OPTIONS`] — a script a model writes must
+//! see bash's defaults (`histexpand` off, no `nullglob`), as under `bash -c`.
+//!
+//! Files live in a directory only the user can enter ([`crate::private_dir`]); a snapshot is reused by
+//! later processes while it is recent and newer than the rc files, and its name is a hash of everything
+//! that changes what a capture would see (shell, home, the runtime's environment).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use super::{ExecRequest, Executor, Flow, OneShotExecutor};
 use crate::cancel::CancelToken;
+use crate::exec::{ExecRequest, Executor, Flow, OneShotExecutor};
 use crate::outcome::Outcome;
+use crate::private_dir;
 
 /// How long capturing may take before we give up and run without a snapshot.
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -27,36 +38,26 @@ pub const COMMON_TOOLS: &[&str] = &[
     "stat", "cut", "sort", "uniq", "xargs", "tee", "tr", "basename", "dirname", "cd", "echo", "printf", "test",
 ];
 
-/// `set -o` options never carried over: interactive-only, or ones that change how every command runs.
-const SKIPPED_SET_OPTIONS: &[&str] = &[
-    "monitor",
-    "history",
-    "emacs",
-    "vi",
-    "onecmd",
-    "restricted",
-    "errexit",
-    "noexec",
-    "xtrace",
-    "verbose",
-    "nounset",
-    "notify",
-    "ignoreeof",
-    "privileged",
-    "posix",
-];
+/// The only `shopt` options a snapshot sets, when the user's interactive shell has them on: the user's
+/// functions may need them to parse. `expand_aliases` is always set last (aliases are the point).
+pub const CARRIED_OPTIONS: &[&str] = &["extglob"];
 
-/// `shopt` options bash refuses to set.
-const READ_ONLY_SHOPT: &[&str] = &["login_shell", "restricted_shell"];
-
+/// Why no snapshot could be made. The call then runs without one.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SnapshotError {
-    #[error("snapshot capture did not finish within {0:?}")]
+    /// The user's rc files did not finish within the deadline (a prompt, a network call, a lock).
+    #[error("the interactive shell did not finish reading its rc files within {0:?}")]
     TimedOut(Duration),
-    #[error("snapshot capture failed: {0}")]
+    /// The capture ran but gave nothing usable; the text says why.
+    #[error("{0}")]
     Failed(String),
-    #[error("cannot write snapshot {path}: {source}")]
+    /// The snapshot file or its directory could not be written or trusted.
+    #[error("cannot write {}: {source}", path.display())]
     Write { path: PathBuf, source: std::io::Error },
+    /// An earlier process failed to capture with the same inputs less than [`REUSE_FOR`] ago.
+    #[error("an earlier capture failed ({0})")]
+    FailedBefore(String),
 }
 
 /// A snapshot file younger than this, and newer than the user's rc files, is reused by later processes
@@ -66,13 +67,19 @@ pub const REUSE_FOR: Duration = Duration::from_secs(600);
 /// The files whose change makes a cached snapshot stale.
 const RC_FILES: &[&str] = &[".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_aliases"];
 
+/// Variables that differ between calls without changing what an rc file does; left out of the key.
+const VOLATILE_VARS: &[&str] = &["PWD", "OLDPWD", "SHLVL", "_", "BASHRT_RUNTIME"];
+
 /// A captured snapshot on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
+    /// The file the shells source.
     pub path: PathBuf,
     /// Taken from an earlier process's capture: the counts and the skipped list are then unknown (zero).
     pub reused: bool,
+    /// Functions kept.
     pub functions: usize,
+    /// Aliases kept.
     pub aliases: usize,
     /// `name: reason` for every item left out.
     pub skipped: Vec<String>,
@@ -83,8 +90,8 @@ enum Kind {
     Function,
     Alias,
     Shopt,
-    SetOption,
-    Path,
+    /// The last record: proof that the capture ran to its end.
+    End,
 }
 
 #[derive(Debug, Clone)]
@@ -105,12 +112,19 @@ for __bashrt_n in $(\builtin compgen -a); do
   \builtin printf 'a\037%s\037%s\0' "$__bashrt_n" "$(\builtin alias -- "$__bashrt_n")"
 done
 \builtin printf 's\037shopt\037%s\0' "$(\builtin shopt -p)"
-\builtin printf 'o\037set\037%s\0' "$(\builtin set +o)"
-\builtin printf 'p\037PATH\037%s\0' "$PATH"
+\builtin printf 'e\037end\037\0'
 "#;
 
-/// Captures a snapshot of `shell` for the user whose home is `home` and writes it to `out`.
-pub fn capture(shell: &Path, home: &Path, out: &Path, timeout: Duration) -> Result<Snapshot, SnapshotError> {
+/// Captures a snapshot of `shell` for the user whose home is `home` and writes it to `out` (whose
+/// directory must exist and be private). `marker` goes into the capture's environment, so that the
+/// runtime's reaper knows the interactive shell and what its rc files start.
+pub fn capture(
+    shell: &Path,
+    home: &Path,
+    out: &Path,
+    timeout: Duration,
+    marker: Option<(OsString, OsString)>,
+) -> Result<Snapshot, SnapshotError> {
     let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
     let mut request =
         ExecRequest::new(shell, "exec \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null", home, timeout);
@@ -118,8 +132,8 @@ pub fn capture(shell: &Path, home: &Path, out: &Path, timeout: Duration) -> Resu
         (OsString::from("HOME"), home.as_os_str().to_owned()),
         (OsString::from("BASHRT_SNAPSHOT_SCRIPT"), OsString::from(CAPTURE_SCRIPT)),
         (OsString::from("HISTFILE"), OsString::from("/dev/null")),
-        crate::reaper::Reaper::global().marker(),
     ];
+    request.env.extend(marker);
     let mut raw = Vec::new();
     let mut collect = |chunk: &[u8]| {
         if raw.len() < 64 * 1024 * 1024 {
@@ -135,12 +149,13 @@ pub fn capture(shell: &Path, home: &Path, out: &Path, timeout: Duration) -> Resu
         other => return Err(SnapshotError::Failed(format!("capture ended with {other:?}"))),
     }
     let items = parse_records(&raw);
-    if !items.iter().any(|i| i.kind == Kind::Path) {
+    if !items.iter().any(|i| i.kind == Kind::End) {
         return Err(SnapshotError::Failed("the interactive shell printed no snapshot".into()));
     }
     let mut skipped = Vec::new();
     let candidates = select(items, &mut skipped);
-    let valid = validate(shell, &candidates, &mut skipped, timeout)?;
+    let work = out.parent().unwrap_or(Path::new("."));
+    let valid = validate(shell, work, &candidates, &mut skipped, timeout)?;
     write_snapshot(out, &valid)?;
     Ok(Snapshot {
         path: out.to_path_buf(),
@@ -160,8 +175,7 @@ fn parse_records(raw: &[u8]) -> Vec<Item> {
                 "f" => Kind::Function,
                 "a" => Kind::Alias,
                 "s" => Kind::Shopt,
-                "o" => Kind::SetOption,
-                "p" => Kind::Path,
+                "e" => Kind::End,
                 _ => return None,
             };
             Some(Item { kind, name: parts.next()?.to_string(), text: parts.next()?.to_string() })
@@ -191,33 +205,23 @@ fn select(items: Vec<Item>, skipped: &mut Vec<String>) -> Vec<Item> {
                 }
             }
             Kind::Shopt => {
-                for line in item.text.lines().filter(|l| l.starts_with("shopt -")) {
-                    let name = line.rsplit(' ').next().unwrap_or_default();
-                    if !READ_ONLY_SHOPT.contains(&name) {
-                        out.push(Item { kind: Kind::Shopt, name: name.to_string(), text: line.to_string() });
+                // Only options that are on and carried; `shopt -p` lists every option as `-s` or `-u`.
+                for line in item.text.lines() {
+                    let Some(name) = line.strip_prefix("shopt -s ") else { continue };
+                    if CARRIED_OPTIONS.contains(&name.trim()) {
+                        let name = name.trim().to_string();
+                        out.push(Item { kind: Kind::Shopt, text: format!("shopt -s {name}"), name });
                     }
                 }
             }
-            Kind::SetOption => {
-                for line in item.text.lines().filter(|l| l.starts_with("set -o ")) {
-                    let name = line.trim_start_matches("set -o ").trim();
-                    if !SKIPPED_SET_OPTIONS.contains(&name) {
-                        out.push(Item { kind: Kind::SetOption, name: name.to_string(), text: line.to_string() });
-                    }
-                }
-            }
-            Kind::Path => {
-                let text = format!("export PATH={}", shell_quote(&item.text));
-                out.push(Item { text, ..item });
-            }
+            Kind::End => {}
         }
     }
     // Options first (a function body may need `extglob` to parse), then aliases, then functions.
     out.sort_by_key(|i| match i.kind {
-        Kind::Shopt | Kind::SetOption => 0,
-        Kind::Path => 1,
-        Kind::Alias => 2,
-        Kind::Function => 3,
+        Kind::Shopt | Kind::End => 0,
+        Kind::Alias => 1,
+        Kind::Function => 2,
     });
     out
 }
@@ -225,25 +229,29 @@ fn select(items: Vec<Item>, skipped: &mut Vec<String>) -> Vec<Item> {
 /// Sources every item on its own in one clean shell; keeps those that load without error.
 fn validate(
     shell: &Path,
+    work: &Path,
     items: &[Item],
     skipped: &mut Vec<String>,
     timeout: Duration,
 ) -> Result<Vec<Item>, SnapshotError> {
-    let dir = tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix("validate-")
+        .tempdir_in(work)
+        .map_err(|source| SnapshotError::Write { path: work.to_path_buf(), source })?;
     let mut script = String::from("shopt -s expand_aliases\n");
     for (i, item) in items.iter().enumerate() {
-        let file = dir.path.join(format!("{i}.sh"));
+        let file = dir.path().join(format!("{i}.sh"));
         std::fs::write(&file, format!("{}\n", item.text))
             .map_err(|source| SnapshotError::Write { path: file.clone(), source })?;
         // No subshell per item: a syntax error in a sourced file fails that `.` only (bash is not in
         // POSIX mode here), and loading a definition or an option has no other effect.
         script.push_str(&format!(
             "if . {q} >/dev/null 2>&1 </dev/null; then echo {i}; fi\n",
-            q = shell_quote(&file.to_string_lossy())
+            q = crate::exec::quoted(&file.to_string_lossy())
         ));
     }
     let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
-    let request = ExecRequest::new(shell, script, &dir.path, timeout);
+    let request = ExecRequest::new(shell, script, dir.path(), timeout);
     let mut ok = Vec::new();
     let mut collect = |chunk: &[u8]| {
         ok.extend_from_slice(chunk);
@@ -264,9 +272,7 @@ fn validate(
             let what = match item.kind {
                 Kind::Function => "function",
                 Kind::Alias => "alias",
-                Kind::Shopt => "shopt",
-                Kind::SetOption => "set -o",
-                Kind::Path => "PATH",
+                Kind::Shopt | Kind::End => "shopt",
             };
             skipped.push(format!("{what} {}: does not load in a clean shell", item.name));
         }
@@ -281,117 +287,156 @@ fn write_snapshot(out: &Path, items: &[Item]) -> Result<(), SnapshotError> {
         text.push('\n');
     }
     text.push_str("shopt -s expand_aliases\n");
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| SnapshotError::Write { path: out.to_path_buf(), source })?;
-    }
-    // Write then rename, so a concurrent reader never sources half a file.
-    let tmp = out.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|source| SnapshotError::Write { path: tmp.clone(), source })?;
-    std::fs::rename(&tmp, out).map_err(|source| SnapshotError::Write { path: out.to_path_buf(), source })
+    write_file(out, text.as_bytes())
 }
 
-/// Single-quotes for bash.
-pub fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+/// Writes a new file beside `out` (created with `O_EXCL`, mode 0600) and renames it over `out`, so a
+/// concurrent reader never sees half a file and no existing path (a planted symlink) is followed.
+fn write_file(out: &Path, bytes: &[u8]) -> Result<(), SnapshotError> {
+    let error = |source| SnapshotError::Write { path: out.to_path_buf(), source };
+    let dir = out.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::Builder::new().prefix(".snapshot-").tempfile_in(dir).map_err(error)?;
+    file.write_all(bytes).map_err(error)?;
+    file.persist(out).map_err(|e| error(e.error))?;
+    Ok(())
 }
 
-struct TempDir {
-    path: PathBuf,
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-fn tempdir() -> Result<TempDir, SnapshotError> {
-    let base = std::env::temp_dir();
-    for n in 0..100u32 {
-        let path = base.join(format!("bashrt-snapshot-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&path) {
-            Ok(()) => return Ok(TempDir { path }),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(source) => return Err(SnapshotError::Write { path, source }),
-        }
-    }
-    Err(SnapshotError::Failed("cannot create a temporary directory".into()))
-}
-
-type CacheKey = (PathBuf, PathBuf);
 type Cached = Result<Arc<Snapshot>, Arc<SnapshotError>>;
 
-/// Process-wide cache: one capture per (shell, HOME), failures included (so a broken rc costs one
-/// timeout per process, not one per call). A caller arriving while a capture runs waits for it.
-pub fn get_or_create(shell: &Path, home: &Path, dir: &Path) -> Cached {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<OnceLock<Cached>>>>> = OnceLock::new();
-    let key = (shell.to_path_buf(), home.to_path_buf());
-    let slot = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .entry(key)
-        .or_default()
-        .clone();
-    slot.get_or_init(|| {
-        let hash = shell
-            .to_string_lossy()
-            .bytes()
-            .chain([0])
-            .chain(home.to_string_lossy().bytes())
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        let out = dir.join(format!("snapshot-{hash:016x}.sh"));
-        if is_fresh(&out, home) {
-            return Ok(Arc::new(Snapshot { path: out, reused: true, functions: 0, aliases: 0, skipped: Vec::new() }));
-        }
-        // A failure is remembered on disk under the same rule, so an rc that hangs costs one deadline
-        // per ten minutes, not one per `bashrt run`.
-        let failed = out.with_extension("failed");
-        if is_fresh(&failed, home) {
-            let reason = std::fs::read_to_string(&failed).unwrap_or_default();
-            let error = SnapshotError::Failed(format!("an earlier capture failed: {}", reason.trim()));
-            tracing::warn!("running without a shell snapshot: {error}");
-            return Err(Arc::new(error));
-        }
-        let result = capture(shell, home, &out, CAPTURE_TIMEOUT).map(Arc::new).map_err(Arc::new);
-        match &result {
-            Ok(_) => {
-                let _ = std::fs::remove_file(&failed);
-            }
-            Err(e) => {
-                tracing::warn!("running without a shell snapshot: {e}");
-                if std::fs::create_dir_all(dir).is_ok() {
-                    let _ = std::fs::write(&failed, e.to_string());
-                }
-            }
-        }
-        result
-    })
-    .clone()
+/// One capture per (shell, HOME); callers arriving while it runs wait on the slot.
+type Slots = HashMap<(PathBuf, PathBuf), Arc<OnceLock<Cached>>>;
+
+/// One runtime's snapshots: one capture per (shell, HOME), failures included (so a broken rc costs one
+/// deadline per runtime, and, through a `.failed` file, one per [`REUSE_FOR`] across processes). A
+/// caller arriving while a capture runs waits for it.
+pub(crate) struct SnapshotCache {
+    /// Private; `None` when none could be made (then nothing is captured).
+    dir: Option<PathBuf>,
+    /// Keeps a temporary directory alive when the runtime has no state directory.
+    _temp: Option<tempfile::TempDir>,
+    /// Hash of the runtime's environment, minus [`VOLATILE_VARS`]: part of every file name.
+    env_hash: u64,
+    entries: Mutex<Slots>,
 }
 
-/// Whether a snapshot file can be reused: recent, and written after every rc file last changed.
+impl SnapshotCache {
+    /// Snapshots in `dir` (created 0700 and checked: ours, private, not a symlink), or in a new private
+    /// temporary directory when `dir` is `None`. A directory that can't be trusted disables snapshots
+    /// with a warning; it never fails the runtime.
+    pub(crate) fn new(dir: Option<PathBuf>) -> Self {
+        let env_hash = environment_hash(std::env::vars_os());
+        let (dir, temp) = match dir {
+            Some(dir) => match private_dir::ensure(&dir) {
+                Ok(()) => (Some(dir), None),
+                Err(error) => {
+                    tracing::warn!("running without shell snapshots: {error}");
+                    (None, None)
+                }
+            },
+            None => match tempfile::Builder::new().prefix("bashrt-snapshots-").tempdir() {
+                Ok(temp) => (Some(temp.path().to_path_buf()), Some(temp)),
+                Err(error) => {
+                    tracing::warn!("running without shell snapshots: no private temporary directory: {error}");
+                    (None, None)
+                }
+            },
+        };
+        Self { dir, _temp: temp, env_hash, entries: Mutex::new(HashMap::new()) }
+    }
+
+    /// The snapshot to source for `shell`, captured on first use: only for bash, only with a HOME, and
+    /// `None` on any failure (the call then runs without one).
+    pub(crate) fn for_shell(&self, shell: &Path, marker: impl FnOnce() -> (OsString, OsString)) -> Option<PathBuf> {
+        if !shell.file_name().is_some_and(|n| n.to_string_lossy().starts_with("bash")) {
+            return None;
+        }
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)?;
+        self.get_or_create(shell, &home, marker).ok().map(|s| s.path.clone())
+    }
+
+    fn get_or_create(&self, shell: &Path, home: &Path, marker: impl FnOnce() -> (OsString, OsString)) -> Cached {
+        let dir = self.dir.as_ref().ok_or_else(|| Arc::new(SnapshotError::Failed("no private directory".into())))?;
+        let slot = self
+            .entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry((shell.to_path_buf(), home.to_path_buf()))
+            .or_default()
+            .clone();
+        slot.get_or_init(|| {
+            let hash = fnv1a(
+                shell.as_os_str().as_bytes().iter().chain(&[0]).chain(home.as_os_str().as_bytes()),
+                self.env_hash,
+            );
+            let out = dir.join(format!("snapshot-{hash:016x}.sh"));
+            if is_fresh(&out, home) {
+                return Ok(Arc::new(Snapshot {
+                    path: out,
+                    reused: true,
+                    functions: 0,
+                    aliases: 0,
+                    skipped: Vec::new(),
+                }));
+            }
+            // A failure is remembered on disk under the same rule, so an rc that hangs costs one deadline
+            // per ten minutes, not one per `bashrt run`.
+            let failed = out.with_extension("failed");
+            if is_fresh(&failed, home) {
+                let reason = std::fs::read_to_string(&failed).unwrap_or_default();
+                let error = SnapshotError::FailedBefore(reason.trim().to_string());
+                tracing::warn!("running without a shell snapshot: {error}");
+                return Err(Arc::new(error));
+            }
+            let result = capture(shell, home, &out, CAPTURE_TIMEOUT, Some(marker())).map(Arc::new).map_err(Arc::new);
+            match &result {
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&failed);
+                }
+                Err(e) => {
+                    tracing::warn!("running without a shell snapshot: {e}");
+                    let _ = write_file(&failed, e.to_string().as_bytes());
+                }
+            }
+            result
+        })
+        .clone()
+    }
+}
+
+/// FNV-1a: stable across processes and builds (the file names must be), unlike `DefaultHasher`.
+fn fnv1a<'a>(bytes: impl IntoIterator<Item = &'a u8>, seed: u64) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The environment a capture would inherit, as a hash: sorted, volatile variables left out.
+fn environment_hash(vars: impl Iterator<Item = (OsString, OsString)>) -> u64 {
+    let mut vars: Vec<(OsString, OsString)> =
+        vars.filter(|(k, _)| !VOLATILE_VARS.iter().any(|v| k.as_bytes() == v.as_bytes())).collect();
+    vars.sort();
+    let mut bytes = b"snapshot-v2\0".to_vec();
+    for (k, v) in vars {
+        bytes.extend_from_slice(k.as_bytes());
+        bytes.push(b'=');
+        bytes.extend_from_slice(v.as_bytes());
+        bytes.push(0);
+    }
+    fnv1a(&bytes, 0)
+}
+
+/// Whether a snapshot file can be reused: a regular file of ours, recent, and written after every rc
+/// file last changed.
 fn is_fresh(snapshot: &Path, home: &Path) -> bool {
-    let Ok(written) = std::fs::metadata(snapshot).and_then(|m| m.modified()) else { return false };
+    let Ok(meta) = std::fs::symlink_metadata(snapshot) else { return false };
+    if !private_dir::is_own_regular_file(&meta) {
+        return false;
+    }
+    let Ok(written) = meta.modified() else { return false };
     let recent = written.elapsed().is_ok_and(|age| age < REUSE_FOR);
     recent
         && RC_FILES.iter().all(|rc| match std::fs::metadata(home.join(rc)).and_then(|m| m.modified()) {
             Ok(changed) => changed < written,
             Err(_) => true,
         })
-}
-
-/// The snapshot to source for `shell`, captured on first use: only for bash, only with a HOME, and
-/// `None` on any failure (the call then runs without one).
-pub fn for_shell(shell: &Path) -> Option<PathBuf> {
-    if !shell.file_name().is_some_and(|n| n.to_string_lossy().starts_with("bash")) {
-        return None;
-    }
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)?;
-    // SAFETY: getuid(2) cannot fail.
-    let uid = unsafe { libc::getuid() };
-    let dir = std::env::temp_dir().join(format!("bashrt-snapshots-{uid}"));
-    get_or_create(shell, &home, &dir).ok().map(|s| s.path.clone())
 }
 
 #[cfg(test)]
@@ -406,7 +451,9 @@ mod tests {
             Item { kind: Kind::Alias, name: "ll".into(), text: "alias -- ll='ls -l'".into() },
         ];
         let mut skipped = Vec::new();
-        let valid = validate(Path::new("/bin/bash"), &items, &mut skipped, Duration::from_secs(10)).unwrap();
+        let valid =
+            validate(Path::new("/bin/bash"), &std::env::temp_dir(), &items, &mut skipped, Duration::from_secs(10))
+                .unwrap();
         let names: Vec<_> = valid.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["good", "ll"]);
         assert_eq!(skipped, ["function bad: does not load in a clean shell"]);
@@ -431,10 +478,5 @@ mod tests {
         set_age(&snap, REUSE_FOR.as_secs() + 1);
         set_age(&home.path().join(".bashrc"), REUSE_FOR.as_secs() + 60);
         assert!(!is_fresh(&snap, home.path()), "too old");
-    }
-
-    #[test]
-    fn quoting_survives_any_text() {
-        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
     }
 }

@@ -1,0 +1,109 @@
+//! The run stage: execute one command into a sink and finish. The only place where a command meets the
+//! executor, for both surfaces — a tool call arrives here after its front stages (normalize, intercept,
+//! validate), a session command as typed — and both leave with the same [`RunReport`] for their own
+//! shaping.
+//!
+//! Promises: the shell, its snapshot and the command's environment come from the runtime; the artifact
+//! is allocated only when output spills, or when the view will hide part of the output (a head/tail
+//! limit that cuts lines, binary output), so nothing is lost without a link; the artifact is flushed
+//! and closed before the report exists.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::artifact::{ArtifactAllocator, ArtifactDir};
+use crate::cancel::CancelToken;
+use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMode};
+use crate::feed::{ChunkCallback, Feed, UpdateCallback};
+use crate::result::{Limits, RunReport};
+use crate::runtime::Runtime;
+use crate::sink::{OutputSink, SinkConfig};
+use crate::validate::Timeout;
+use crate::view::{model_view, View, ViewOptions};
+
+/// One command to run, as the surface decided it.
+pub(crate) struct RunSpec<'a, 'f> {
+    /// The command text (after normalization, for a tool call); the runtime adds the prefix.
+    pub command: &'a str,
+    /// Which exit status the script must end with (see [`compose`]).
+    pub status: StatusMode,
+    /// Where it runs (with [`CwdMode::Persist`], where the session starts if its shell is new).
+    pub cwd: &'a Path,
+    pub cwd_mode: CwdMode,
+    /// The session whose shell runs it; `None` for tool calls.
+    pub session: Option<&'a str>,
+    pub timeout: Timeout,
+    /// What the view will show; decides whether the whole output must be kept.
+    pub limits: Limits,
+    /// Stop reading (the producer gets SIGPIPE) after this many lines: an extracted `| head -n N`.
+    pub stop_after: Option<u64>,
+    /// Where the full output goes when it does not fit; `None`: it is not kept.
+    pub artifacts: Option<&'a ArtifactDir>,
+    pub cancel: &'a CancelToken,
+    /// Raw output chunks as they arrive.
+    pub on_chunk: Option<ChunkCallback<'f>>,
+    /// Throttled model views of the output so far.
+    pub on_update: Option<UpdateCallback<'f>>,
+}
+
+/// Why a command could not be run at all (a command that failed is a report, not an error).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    #[error(transparent)]
+    Shell(#[from] ShellError),
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+}
+
+/// Runs `spec` on `runtime` and returns what shaping needs.
+pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunReport<'a>, RunError> {
+    let settings = runtime.settings();
+    let shell = runtime.shell()?;
+    let allocator = spec.artifacts.map(|d| Box::new(d.allocator()) as Box<dyn ArtifactAllocator>);
+    let sink =
+        OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: spec.limits.head }, allocator);
+    let extra: Vec<(&str, OsString)> =
+        spec.artifacts.map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
+    let request = ExecRequest {
+        script: compose(spec.command, settings.command_prefix.as_deref(), spec.status),
+        cwd: spec.cwd.to_path_buf(),
+        env: runtime.command_env(&extra),
+        timeout: spec.timeout.duration(),
+        kill_grace: Duration::from_millis(settings.kill_grace_ms),
+        cwd_mode: spec.cwd_mode,
+        session: spec.session.map(str::to_owned),
+        snapshot: runtime.snapshot(&shell),
+        prefix: settings.command_prefix.clone(),
+        shell,
+    };
+    let view = ViewOptions { max_line_chars: settings.max_line_chars };
+    let mut feed = Feed::new(sink, view).stop_after(spec.stop_after).on_chunk(spec.on_chunk).on_update(spec.on_update);
+    let execution = match runtime.executor().execute(&request, &mut feed, spec.cancel) {
+        Ok(execution) => execution,
+        Err(e) => {
+            runtime.forget_shell();
+            return Err(e.into());
+        }
+    };
+
+    let mut sink = feed.into_sink();
+    let hides = spec.limits.hides_lines(sink.total_lines());
+    if hides || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. }) {
+        sink.ensure_spilled();
+    }
+    Ok(RunReport {
+        output: sink.finish(),
+        limits: spec.limits,
+        outcome: execution.outcome,
+        duration_ms: execution.duration.as_millis() as u64,
+        background: execution.background,
+        cwd: spec.cwd,
+        final_cwd: execution.final_cwd,
+        timeout: spec.timeout,
+        max_bytes: settings.max_output_bytes,
+        view,
+        artifacts_available: spec.artifacts.is_some(),
+        shell: execution.shell,
+    })
+}

@@ -1,0 +1,235 @@
+//! The runtime: everything calls share, owned in one place rather than in process-wide statics.
+//!
+//! A [`Runtime`] holds the settings, the executor (a pool of long-lived shells by default), the
+//! resolved shell, the settings' part of every command's environment, the reaper that makes sure no
+//! process it started outlives it, the cache of shell snapshots, and the state directory where
+//! sessions keep artifacts and logs. Every surface — the tool ([`BashTool`]), sessions
+//! ([`AgentSession`]), and the modes built on them (print, RPC, MCP, TUI) — gets all of this through
+//! one runtime, so two runtimes in one process never share shells, artifacts or processes, and
+//! dropping one ends only what it started.
+//!
+//! [`Runtime::new`] builds one with defaults in one call; [`Runtime::builder`] replaces any part.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::agent_session::AgentSession;
+use crate::artifact::ArtifactDir;
+use crate::env::CommandEnv;
+use crate::exec::{Executor, OneShotExecutor, ShellError, ShellResolver};
+use crate::reaper::Reaper;
+use crate::session::{SessionError, SessionName, StateDir};
+use crate::settings::Settings;
+use crate::shell::snapshot::SnapshotCache;
+use crate::shell::ShellPool;
+use crate::tool::BashTool;
+
+/// The shared part of every call. See the module docs.
+pub struct Runtime {
+    settings: Arc<Settings>,
+    executor: Arc<dyn Executor>,
+    shell: ShellResolver,
+    env: CommandEnv,
+    reaper: Reaper,
+    snapshots: Option<SnapshotCache>,
+    state: Option<StateDir>,
+    warnings: Vec<String>,
+}
+
+/// Where a runtime keeps its state; see [`RuntimeBuilder::state_dir`].
+enum StateChoice {
+    FromEnv,
+    Dir(PathBuf),
+    None,
+}
+
+/// Builds a [`Runtime`], replacing any of its defaults.
+pub struct RuntimeBuilder {
+    settings: Settings,
+    executor: Option<Arc<dyn Executor>>,
+    state: StateChoice,
+    watchdog: bool,
+    snapshot_dir: Option<PathBuf>,
+}
+
+impl RuntimeBuilder {
+    /// Runs commands with `executor` instead of a new [`ShellPool`].
+    pub fn executor(mut self, executor: Arc<dyn Executor>) -> Self {
+        self.executor = Some(executor);
+        self
+    }
+
+    /// Runs every command in a fresh shell ([`OneShotExecutor`]): no state carries between calls. For a
+    /// process that makes one call (`bashrt run`), where starting a long-lived shell would be waste.
+    pub fn one_shot(self) -> Self {
+        self.executor(Arc::new(OneShotExecutor))
+    }
+
+    /// Keeps sessions, artifacts, logs and snapshots under `dir` instead of `$BASHRT_STATE_DIR` or the XDG
+    /// state directory.
+    pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.state = StateChoice::Dir(dir.into());
+        self
+    }
+
+    /// Keeps nothing on disk: output beyond the model's view is not kept, sessions are unavailable, and
+    /// snapshots go to a private temporary directory removed with the runtime.
+    pub fn no_state_dir(mut self) -> Self {
+        self.state = StateChoice::None;
+        self
+    }
+
+    /// Whether to start the watchdog process that kills this runtime's processes when it dies, even by
+    /// SIGKILL (default: on). An embedder that confines processes by other means (a cgroup, a
+    /// container) may turn it off; an orderly drop or [`Runtime::shutdown`] still ends them.
+    pub fn watchdog(mut self, on: bool) -> Self {
+        self.watchdog = on;
+        self
+    }
+
+    /// Keeps shell snapshots in `dir` (created private) instead of `<state dir>/snapshots`.
+    pub fn snapshot_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.snapshot_dir = Some(dir.into());
+        self
+    }
+
+    /// The runtime. Nothing is started yet: the watchdog, the shells and the snapshot come with the first
+    /// command that needs them. Problems that only limit it (no state directory) are in
+    /// [`Runtime::warnings`].
+    pub fn build(self) -> Arc<Runtime> {
+        let mut warnings = Vec::new();
+        let state = match self.state {
+            StateChoice::Dir(dir) => Some(StateDir::new(dir)),
+            StateChoice::None => None,
+            StateChoice::FromEnv => match StateDir::from_env() {
+                Ok(state) => Some(state),
+                Err(e) => {
+                    warnings.push(format!("{e}; output beyond the model's view is not kept, sessions are unavailable"));
+                    None
+                }
+            },
+        };
+        let settings = self.settings;
+        let snapshots = settings.snapshot.then(|| {
+            let dir = self.snapshot_dir.or_else(|| state.as_ref().map(|s| s.path().join("snapshots")));
+            SnapshotCache::new(dir)
+        });
+        let watchdog_shell =
+            self.watchdog.then(|| crate::exec::resolve_shell(None).unwrap_or_else(|_| PathBuf::from("/bin/bash")));
+        Arc::new(Runtime {
+            executor: self.executor.unwrap_or_else(|| Arc::new(ShellPool::default())),
+            shell: ShellResolver::new(settings.shell_path.clone()),
+            env: CommandEnv::from_process(settings.non_interactive_env, &settings.env),
+            reaper: Reaper::new(watchdog_shell),
+            snapshots,
+            state,
+            warnings,
+            settings: Arc::new(settings),
+        })
+    }
+}
+
+impl Runtime {
+    /// A runtime with every default: a pool of long-lived shells, the state directory from the
+    /// environment, the watchdog, snapshots under the state directory.
+    pub fn new(settings: Settings) -> Arc<Runtime> {
+        Self::builder(settings).build()
+    }
+
+    /// Starts from the defaults of [`Runtime::new`]; see [`RuntimeBuilder`] for what can be replaced.
+    pub fn builder(settings: Settings) -> RuntimeBuilder {
+        RuntimeBuilder { settings, executor: None, state: StateChoice::FromEnv, watchdog: true, snapshot_dir: None }
+    }
+
+    /// The settings every call of this runtime uses.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Where sessions keep artifacts and logs; `None` when the runtime keeps nothing on disk.
+    pub fn state_dir(&self) -> Option<&StateDir> {
+        self.state.as_ref()
+    }
+
+    /// What limits this runtime (no state directory, say), for the caller to show once.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The bash tool on this runtime (interceptor rules compiled now).
+    pub fn tool(self: &Arc<Self>) -> BashTool {
+        BashTool::new(Arc::clone(self))
+    }
+
+    /// The session `name`, starting in `cwd` (its log and artifacts persist under the state directory;
+    /// its shell and cwd live as long as this value).
+    pub fn session(self: &Arc<Self>, name: &SessionName, cwd: PathBuf) -> Result<AgentSession, SessionError> {
+        let state = self.state.as_ref().ok_or(SessionError::NoStateDir)?;
+        Ok(AgentSession::new(Arc::clone(self), state.session(name), cwd))
+    }
+
+    /// The artifact directory of session `name`, if the runtime keeps state.
+    pub fn artifacts(&self, name: &SessionName) -> Option<ArtifactDir> {
+        self.state.as_ref().map(|s| s.session(name).artifacts())
+    }
+
+    /// Captures the user's shell snapshot now (if enabled), so that the first command does not wait for
+    /// it. Errors only leave the runtime without a snapshot, as at the first command.
+    pub fn warm_up(&self) {
+        if let Ok(shell) = self.shell() {
+            self.snapshot(&shell);
+        }
+    }
+
+    /// Ends everything this runtime started: its shells, and every process that carries its marker
+    /// (background servers included) — SIGTERM, `grace`, then SIGKILL. Returns how many processes were
+    /// signalled. Later calls still work (they start new shells). Dropping the runtime does the same
+    /// with no grace.
+    pub fn shutdown(&self, grace: Duration) -> usize {
+        self.executor.shutdown();
+        if self.reaper.was_used() {
+            self.reaper.terminate_all(grace)
+        } else {
+            0
+        }
+    }
+
+    /// The token in `BASHRT_RUNTIME` of every process this runtime starts.
+    #[doc(hidden)]
+    pub fn marker_token(&self) -> &str {
+        self.reaper.token()
+    }
+
+    pub(crate) fn executor(&self) -> &dyn Executor {
+        &*self.executor
+    }
+
+    pub(crate) fn shell(&self) -> Result<PathBuf, ShellError> {
+        self.shell.get()
+    }
+
+    /// A call failed to start: the shell may have vanished, so look for it again next time.
+    pub(crate) fn forget_shell(&self) {
+        self.shell.forget();
+    }
+
+    /// The environment of one command: the settings' part, `extra`, and last this runtime's marker.
+    pub(crate) fn command_env(&self, extra: &[(&str, OsString)]) -> Vec<(OsString, OsString)> {
+        let mut env = self.env.with(extra);
+        env.push(self.reaper.marker());
+        env
+    }
+
+    /// The snapshot file for `shell`, when snapshots are on and one could be made.
+    pub(crate) fn snapshot(&self, shell: &Path) -> Option<PathBuf> {
+        self.snapshots.as_ref()?.for_shell(shell, || self.reaper.marker())
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown(Duration::ZERO);
+    }
+}
