@@ -31,7 +31,7 @@ def verdict(ok):
     return "**met**" if ok else "**missed**"
 
 
-# SPEC §11 per-call targets: (p50 µs, p99 µs or None) by command.
+# Per-call targets: (p50 µs, p99 µs or None) by command.
 LAT_TARGETS = {"true": (150, 500), "/bin/true": (1000, None)}
 # Rows of the in-process harness that the per-call targets apply to; the others are floors or
 # informational.

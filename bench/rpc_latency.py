@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`bashrt rpc` latency and memory, against the floors measured by the same client in the same run.
 
-Measures (SPEC §11; run pinned, e.g. `taskset -c 0 bench/rpc_latency.py --bashrt target/release/bashrt`):
+Measures (run pinned, e.g. `taskset -c 0 bench/rpc_latency.py --bashrt target/release/bashrt`):
 
 1. Start to first response, --starts times each (a fresh server per start, stdin closed after the
    answer; exit time and VmHWM after the answer are recorded too):
@@ -21,7 +21,7 @@ Measures (SPEC §11; run pinned, e.g. `taskset -c 0 bench/rpc_latency.py --bashr
    - `get_state` (diagnostic): the transport alone (input thread, dispatch, JSON both ways, one line
      back), no command, no worker thread;
    - floors, same client code: `floor-driven` (a bare `bash --noprofile --norc` on pipes: write
-     `CMD; printf '\\n__END_%d_%s__\\n' $? ID`, read to the sentinel: perf-baseline §2) for both
+     `CMD; printf '\\n__END_%d_%s__\\n' $? ID`, read to the sentinel) for both
      commands, and `floor-fresh` (posix_spawn `bash -c CMD`, wait) for both.
    Each round trip is timed alone (perf_counter_ns), the final line parsed and checked (exit 0).
    Per row, the client's own CPU time and that of the shell running the row's commands are summed
@@ -227,7 +227,7 @@ def check_tool(msg):
 
 
 class Driven:
-    """perf-baseline §2's floor: one bash on pipes, command + sentinel printf on stdin."""
+    """The driven-shell floor (docs/design.md, "Delivering a command"): one bash on pipes, command + sentinel printf on stdin."""
 
     def __init__(self, cmd, cwd):
         self.cmd = cmd

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bashrt's first benchmark (SPEC §11): one command, one run, every figure against the plain-bash floor
+# bashrt's first benchmark: one command, one run, every figure against the plain-bash floor
 # measured in the same run. See BENCHMARKS.md for what each row means and the latest results.
 #
 #   bench/run.sh                 # everything, about 2.5 minutes after the build on a quiet machine
@@ -224,8 +224,8 @@ if want criterion; then
     done
 fi
 
-# 6. Per-call latency through a warm shell (SPEC §11), each against the floors measured in the same
-#    process run: the bare driven bash of perf-baseline §2 and a fresh `bash -c` per call.
+# 6. Per-call latency through a warm shell, each against the floors measured in the same
+#    process run: the bare driven bash (docs/design.md, "Delivering a command") and a fresh `bash -c` per call.
 #    a) In process (crates/core/benches/latency.rs): `ShellPool::execute`, `AgentSession::execute_bash`
 #       and `BashTool::execute`, for `true` and `/bin/true`, 2000 calls each after 50 warm-ups.
 #    b) Through `bashrt rpc` (bench/rpc_latency.py): start to first response, `bash` and `tool_call`

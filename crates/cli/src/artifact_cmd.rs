@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bashrt_core::artifact::{write_window, Window};
+use bashrt_core::artifact::{write_window, ReadError, Window, WindowRequest};
 use bashrt_core::session::{SessionName, StateDir};
 
 use crate::fail;
@@ -66,24 +66,6 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
     }
 }
 
-fn window_of(args: &ArtifactArgs) -> Result<Window, String> {
-    if let Some(n) = args.head {
-        return Ok(Window::Head(n));
-    }
-    if let Some(n) = args.tail {
-        return Ok(Window::Tail(n));
-    }
-    if let Some(range) = &args.lines {
-        let parsed = range
-            .split_once('-')
-            .and_then(|(a, b)| Some((a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?)));
-        return match parsed {
-            Some((first, last)) if first >= 1 && first <= last => Ok(Window::Lines { first, last }),
-            _ => Err(format!("--lines expects A-B with 1 <= A <= B, got {range:?}")),
-        };
-    }
-    if let Some(re) = &args.grep {
-        return regex::bytes::Regex::new(re).map(Window::Grep).map_err(|e| format!("invalid --grep pattern: {e}"));
-    }
-    Ok(Window::Whole)
+fn window_of(args: &ArtifactArgs) -> Result<Window, ReadError> {
+    WindowRequest { head: args.head, tail: args.tail, lines: args.lines.clone(), grep: args.grep.clone() }.window()
 }

@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use bashrt_core::outcome::Outcome;
 use bashrt_core::result::{Failure, ToolResult};
 use bashrt_core::tool::{BashParams, CallContext};
+use bashrt_core::Outcome;
 use bashrt_core::{CancelToken, Runtime};
 
 use crate::config::{CommonArgs, Setup};

@@ -157,10 +157,7 @@ fn read_artifact_errors_are_the_cores_texts() {
     let cases = [
         (json!({"artifactId": "artifact://../x"}), "artifact:// ID must be numeric, got: ../x"),
         (json!({"artifactId": 9}), "Artifact 9 not found. Available: 1"),
-        (
-            json!({"artifactId": 1, "head": 1, "tail": 1}),
-            "read_artifact takes at most one of head, tail, lines and grep",
-        ),
+        (json!({"artifactId": 1, "head": 1, "tail": 1}), "give at most one of head, tail, lines and grep"),
         (json!({"artifactId": 1, "lines": "5-2"}), "lines expects \"A-B\" with 1 <= A <= B, got \"5-2\""),
         (json!({"artifactId": 1, "grep": "("}), "invalid grep pattern: "),
         (json!({"artifactId": 1, "sessionId": "other"}), "No artifacts directory found"),

@@ -128,8 +128,8 @@ fn artifact_errors_are_clear_and_never_escape_the_directory() {
     assert!(err(&["artifact://../x"]).contains("artifact:// ID must be numeric, got: ../x"));
     assert!(err(&["artifact://"]).contains("artifact:// URL requires a numeric ID"));
     assert!(err(&["9"]).contains("Artifact 9 not found. Available: 1"));
-    assert!(err(&["1", "--grep", "("]).contains("invalid --grep pattern"));
-    assert!(err(&["1", "--lines", "5-2"]).contains("--lines expects A-B"));
+    assert!(err(&["1", "--grep", "("]).contains("invalid grep pattern"));
+    assert!(err(&["1", "--lines", "5-2"]).contains("lines expects \"A-B\""));
 }
 
 #[test]

@@ -1,9 +1,9 @@
-//! Per-call latency through a warm shell (SPEC §11: builtin `true` p50 ≤ 150 µs and p99 ≤ 0.5 ms;
+//! Per-call latency through a warm shell (builtin `true` p50 ≤ 150 µs and p99 ≤ 0.5 ms;
 //! a program, `/bin/true`, p50 ≤ 1 ms), against the floors measured in the same process run.
 //!
 //! Rows, each for `true` and `/bin/true` (the command is the row's `cmd`):
 //!
-//! - `floor-driven`: a bare `bash --noprofile --norc` on two pipes, driven the way perf-baseline §2
+//! - `floor-driven`: a bare `bash --noprofile --norc` on two pipes, driven the way docs/design.md ("Delivering a command")
 //!   measured the floor: write `CMD; printf '\n__END_%d_%s__\n' $? ID` and read to the sentinel.
 //! - `floor-protocol` (diagnostic): bashrt's own shell protocol (exec/protocol.rs: runner and command in
 //!   memfds sourced by `/proc` path, a fresh output pipe per call opened by path, the report on a
@@ -84,7 +84,7 @@ struct Row {
 // ---------------------------------------------------------------------------------------------------
 // Floors
 
-/// perf-baseline §2: one `bash --noprofile --norc` on pipes; the command and a sentinel `printf` are
+/// docs/design.md, "Delivering a command": one `bash --noprofile --norc` on pipes; the command and a sentinel `printf` are
 /// written to its stdin, and its stdout is read until the sentinel of this call.
 struct DrivenShell {
     child: Child,

@@ -1,4 +1,4 @@
-//! Push throughput of `OutputSink` (SPEC §11: ≥ 1 GiB/s with spill on a 2-vCPU machine).
+//! Push throughput of `OutputSink` (≥ 1 GiB/s with spill on a 2-vCPU machine).
 //!
 //! 1 GiB of base64-like text (76-character lines, like `base64`'s output) in 64 KiB chunks — the
 //! size of one pipe read — through a default 50 KB sink, with a spill to a fresh file in a temp dir
@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bashrt_core::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
+use bashrt_core::artifact::{AllocateError, ArtifactAllocator, ArtifactId, NewArtifact};
 use bashrt_core::sink::{OutputSink, SinkConfig, DEFAULT_MAX_BYTES};
 use bashrt_core::view::{model_view, ViewOptions};
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
@@ -32,7 +32,7 @@ struct FreshFile {
 }
 
 impl ArtifactAllocator for FreshFile {
-    fn allocate(&mut self) -> Result<NewArtifact, String> {
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
         let path = self.dir.join("1.bash.log");
         let file = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| e.to_string())?;
         Ok(NewArtifact { id: ArtifactId(1), path, file })

@@ -1,4 +1,4 @@
-//! Session-level execution (`AgentSession::execute_bash`, SPEC §1): the user's own `!cmd`, or the RPC
+//! Session-level execution (`AgentSession::execute_bash`): the user's own `!cmd`, or the RPC
 //! `bash` command. No normalization, no interception; the cwd persists between calls of the session; the
 //! output goes through the same sink with artifact spill; every execution is appended to the session's
 //! log (`<session dir>/bash.jsonl`) so a restarted runtime can list what ran.
@@ -28,25 +28,39 @@ use crate::validate::Timeout;
 pub struct BashResult {
     /// The model view of the output, with a truncation notice appended when something was cut.
     pub output: String,
+    /// The shell's exit status; `None` when it was killed (signal, timeout, cancel) or nothing ran.
     pub exit_code: Option<i32>,
+    /// Timed out or cancelled (the reference's field; `timed_out` tells the two apart).
     pub cancelled: bool,
+    /// Part of the output is not in `output`; the artifact has all of it.
     pub truncated: bool,
+    /// Lines the command printed (an unterminated last line counts).
     pub total_lines: u64,
+    /// Bytes the command printed.
     pub total_bytes: u64,
+    /// Lines in `output`, notices excluded.
     pub output_lines: u64,
+    /// Bytes of the command's output shown in `output`.
     pub output_bytes: u64,
+    /// Where the full raw output is kept (`artifact://<id>`), when something was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_id: Option<ArtifactId>,
+    /// The deadline passed and the command's tree was killed.
     pub timed_out: bool,
+    /// The signal that killed the shell (`SIGKILL`), when one did.
     pub signal: Option<String>,
+    /// From the start of the call to the end of the command.
     pub duration_ms: u64,
     /// The directory the command ended in (where the next command of the session starts).
     pub cwd: String,
     /// Which shell ran it: the session's long-lived shell (started, reused, or replaced — and why, since
     /// a replacement lost the session's variables and functions) or a one-shot shell (and why).
     pub shell: String,
+    /// How the command ended, as one value.
     pub outcome: Outcome,
+    /// Processes the command left running in the background.
     pub background_processes: u32,
+    /// Why the full output could not be kept (full disk, no directory), when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_error: Option<String>,
     /// Why nothing ran (shell missing, cwd gone), when that is the case.
@@ -60,14 +74,23 @@ pub struct BashResult {
 pub struct LogEntry {
     /// Milliseconds since the Unix epoch when the command started.
     pub started_ms: u64,
+    /// The command as typed.
     pub command: String,
+    /// Where it started.
     pub cwd: String,
+    /// Its exit status, when it exited.
     pub exit_code: Option<i32>,
+    /// The signal that killed it, when one did.
     pub signal: Option<String>,
+    /// Its deadline passed.
     pub timed_out: bool,
+    /// It was timed out or aborted.
     pub cancelled: bool,
+    /// How long it ran.
     pub duration_ms: u64,
+    /// Its output did not fit the view.
     pub truncated: bool,
+    /// The artifact with its full output, when one was written.
     pub artifact_id: Option<u64>,
 }
 

@@ -1,4 +1,4 @@
-//! The environment of an unattended command (SPEC 3.4): pagers off, editor and credential prompts off,
+//! The environment of an unattended command: pagers off, editor and credential prompts off,
 //! package managers in automation mode — so a command never waits for a human who is not there.
 //!
 //! The user's explicit values win: a variable already present in the runtime's own environment, or set by

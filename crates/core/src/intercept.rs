@@ -1,4 +1,4 @@
-//! Optional interception (SPEC 2.2): blocks a command that a dedicated tool does better, naming that
+//! Optional interception: blocks a command that a dedicated tool does better, naming that
 //! tool. A rule blocks only when its regex matches AND its tool is one the caller offers; rules are
 //! matched per simple command (so `cd x && cat f` is caught), never against quoted text or heredoc
 //! bodies, and never against a pipeline stage that reads piped stdin. Bad rules are skipped with a

@@ -1,35 +1,88 @@
-//! bashrt-core: everything between "run this shell command" and "here is what the model sees, and where
-//! the full output is kept". No UI, no protocol: the modes (print, RPC, MCP, TUI) depend on this crate,
-//! never the other way round.
+//! bashrt-core: the bash tool runtime of a coding agent — everything between "run this shell command"
+//! and "here is what the model sees, and where the full output is kept". No UI and no protocol: the
+//! modes (print, RPC, MCP, terminal UI) depend on this crate, never the other way round.
 //!
-//! The tool-call pipeline, one module per stage, data flowing one way:
-//! [`normalize`] → [`intercept`] → [`validate`] → [`artifact`] (allocated lazily) → [`exec`] →
-//! [`sink`] (+ [`view`] for what a model may read) → [`result`]. [`tool`] wires the stages together.
+//! # Using it
+//!
+//! Build a [`Runtime`] (it owns the shells, the reaper, the snapshot cache and the state directory),
+//! then call the [`BashTool`] as a model would, or run a user's own commands in an [`AgentSession`]:
+//!
+//! ```
+//! use bashrt_core::{BashParams, CallContext, CancelToken, Runtime, Settings};
+//!
+//! let state = tempfile::tempdir()?;
+//! let runtime = Runtime::builder(Settings::default()).state_dir(state.path()).build();
+//! let tool = runtime.tool();
+//! let params = BashParams { command: "seq 1 3 | tail -n 1".into(), ..Default::default() };
+//! let ctx = CallContext {
+//!     session_cwd: std::env::current_dir()?,
+//!     artifacts: None,
+//!     tool_names: vec![],
+//!     cancel: CancelToken::new()?,
+//!     on_update: None,
+//! };
+//! let result = tool.execute(&params, ctx);
+//! assert!(!result.is_error);
+//! assert!(result.text().starts_with("3\n"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `examples/embed.rs` shows live updates, cancelling a call from another thread and reading an
+//! artifact window.
+//!
+//! # The pipeline
+//!
+//! A tool call goes through one stage per module, data flowing one way: `normalize` (a trailing
+//! `| head`/`| tail` becomes a structured limit) → `intercept` (commands a dedicated tool does better)
+//! → `validate` (cwd, timeout clamp) → the run stage, shared with session commands: [`artifact`]
+//! allocation (lazy) → [`exec`] (a one-shot shell, or a long-lived one from the [`shell`] pool) →
+//! `sink` (bounded tail, full output spilled to the artifact) → [`result`] (what the model reads,
+//! notices at the end, details that say exactly how the command ended). The design, the result
+//! contract and the process model are described in `docs/design.md`.
+
+#![warn(missing_docs)]
 
 pub mod agent_session;
 pub mod artifact;
-pub mod cancel;
+mod cancel;
+#[doc(hidden)]
 pub mod env;
 pub mod exec;
+#[doc(hidden)]
 pub mod feed;
+#[doc(hidden)]
 pub mod intercept;
+#[doc(hidden)]
 pub mod normalize;
-pub mod outcome;
-pub(crate) mod parse;
-pub(crate) mod private_dir;
-pub(crate) mod process;
-pub mod reaper;
+mod outcome;
+mod parse;
+mod private_dir;
+mod process;
+mod reaper;
 pub mod result;
-pub(crate) mod run;
-pub mod runtime;
+mod run;
+mod runtime;
 pub mod session;
 pub mod settings;
 pub mod shell;
+#[doc(hidden)]
 pub mod sink;
 pub mod tool;
+#[doc(hidden)]
 pub mod validate;
+#[doc(hidden)]
 pub mod view;
 
+pub use agent_session::{AgentSession, BashOptions, BashResult};
+pub use artifact::ArtifactId;
 pub use cancel::CancelToken;
-pub use outcome::Outcome;
+pub use intercept::{Block, Rule};
+pub use normalize::{ExtractedLimit, LimitKind};
+pub use outcome::{signal_name, Outcome};
+pub use reaper::MARKER_VAR;
+pub use result::ToolResult;
 pub use runtime::{Runtime, RuntimeBuilder};
+pub use session::{SessionName, StateDir};
+pub use settings::Settings;
+pub use tool::{BashParams, BashTool, CallContext};
+pub use validate::Timeout;

@@ -1,4 +1,4 @@
-//! Input normalization (SPEC 2.1): trims the command and lifts a trailing `| head`/`| tail` stage into
+//! Input normalization: trims the command and lifts a trailing `| head`/`| tail` stage into
 //! a structured [`ExtractedLimit`], so the runtime can apply the limit to the real output lines.
 //! Promise: the extraction happens only when running the shortened command and keeping the first (last)
 //! N lines is exactly what bash would have done; any doubt, parse error or parser panic leaves the

@@ -8,9 +8,15 @@ use serde::Serialize;
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Outcome {
     /// The command finished on its own with this exit status (what `$?` would say).
-    Exited { code: i32 },
+    Exited {
+        /// The exit status.
+        code: i32,
+    },
     /// The shell running the command was killed by a signal nobody in bashrt sent.
-    Signalled { signal: i32 },
+    Signalled {
+        /// The signal number.
+        signal: i32,
+    },
     /// The runtime's deadline fired; the whole process tree was killed.
     TimedOut,
     /// The caller aborted the call; the whole process tree was killed.

@@ -1,4 +1,4 @@
-//! Result shaping (SPEC 6): from what the sink kept and how the command ended, to the tool result a
+//! Result shaping: from what the sink kept and how the command ended, to the tool result a
 //! model reads — text with notices appended at the END, and details that say exactly what happened.
 //!
 //! Promises: an error result keeps its truncation metadata and artifact link; every notice names how to
@@ -21,15 +21,21 @@ use crate::view::{format_size, model_view, View, ViewOptions};
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
+    /// The call failed: refused, a non-zero exit, a signal, a timeout or a cancel.
     pub is_error: bool,
+    /// What the model reads: one text block.
     pub content: Vec<TextContent>,
+    /// Everything the text says, as data.
     pub details: Details,
 }
 
+/// One block of content, as agent protocols carry it (`{"type": "text", "text": …}`).
 #[derive(Debug, Clone, Serialize)]
 pub struct TextContent {
+    /// Always `"text"`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The text.
     pub text: String,
 }
 
@@ -53,91 +59,131 @@ pub enum Failure {
     Abort,
 }
 
+/// The details of a tool result: how the command ended and what the text shows, as data.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Details {
+    /// Why the result is an error, when it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// How the command ended; `None` when it never ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// The shell's exit status, when it exited.
     pub exit_code: Option<i32>,
+    /// The signal that killed the shell (`SIGKILL`), when one did.
     pub signal: Option<String>,
+    /// The deadline passed and the tree was killed.
     pub timed_out: bool,
+    /// Timed out or cancelled (the reference's field).
     pub cancelled: bool,
+    /// From the start of the call to the end of the command.
     pub duration_ms: u64,
+    /// Where the command ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The timeout requested and applied (a clamp is visible here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<Timeout>,
     /// Applied timeout in milliseconds (the reference's unit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Processes the command left running.
     pub background_processes: u32,
     /// Which shell ran the command: a long-lived one started or reused, a replacement (and why), or a
     /// one-shot shell (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shell: Option<String>,
+    /// Set when the output did not fit the view.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// The rule that blocked the command, and the tool to use instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interception: Option<Block>,
+    /// The trailing `| head`/`| tail` stage turned into a limit, when one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub normalization: Option<Normalization>,
+    /// Why the full output could not be kept, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_error: Option<String>,
+    /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
 
+/// A trailing `| head`/`| tail` stage that became a structured limit.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Normalization {
     /// The command actually run (the original minus its extracted head/tail stage).
     pub command: String,
+    /// Which stage, and its count.
     pub extracted: ExtractedLimit,
 }
 
+/// Metadata beside the text (the reference's `details.meta`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Meta {
+    /// What the view left out, and where it is kept.
     pub truncation: Truncation,
 }
 
+/// Which end of the output the view keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Direction {
+    /// The first lines are shown.
     Head,
+    /// The last lines are shown.
     Tail,
 }
 
+/// What limited the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum TruncatedBy {
+    /// The byte budget (`bash.maxOutputBytes`).
     Bytes,
+    /// A head/tail line limit.
     Lines,
 }
 
+/// Lines `start` to `end` of the output, 1-based and inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct LineRange {
+    /// The first line.
     pub start: u64,
+    /// The last line.
     pub end: u64,
 }
 
+/// What a truncated view shows of the output, and where the rest is.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Truncation {
+    /// Which end is shown.
     pub direction: Direction,
+    /// What limited the view.
     pub truncated_by: TruncatedBy,
+    /// Lines the command printed.
     pub total_lines: u64,
+    /// Bytes the command printed.
     pub total_bytes: u64,
+    /// Lines shown.
     pub output_lines: u64,
+    /// Bytes of output shown.
     pub output_bytes: u64,
+    /// The lines shown; `None` when none are.
     pub shown_range: Option<LineRange>,
+    /// The artifact with the full output, when it could be kept.
     pub artifact_id: Option<ArtifactId>,
+    /// The byte budget of the view.
     pub max_bytes: u64,
 }
 
 /// The line limits a call asked for (explicit parameters, else the extracted stage).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Limits {
     pub head: Option<u64>,
     pub tail: Option<u64>,
@@ -151,6 +197,7 @@ impl Limits {
 }
 
 /// Everything shaping needs from a finished run (made by the run stage, [`crate::run`]).
+#[doc(hidden)]
 pub struct RunReport<'a> {
     pub output: SinkOutput,
     pub limits: Limits,
@@ -174,6 +221,7 @@ pub struct RunReport<'a> {
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the
 /// truncation metadata. Shared by tool calls and session-level (`!cmd`) runs.
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct ShapedOutput {
     /// The visible output (empty when there was none, or when it was binary).
     pub body: String,
@@ -187,6 +235,7 @@ pub struct ShapedOutput {
 }
 
 /// Applies head/tail (head first), the model view, and the truncation notice.
+#[doc(hidden)]
 pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let out = &report.output;
     let (artifact_id, artifact_error) = match out.spill() {
@@ -261,6 +310,7 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
 }
 
 /// Appends notices after one blank line; the output's own final newline is not doubled.
+#[doc(hidden)]
 pub fn append_notices(text: &mut String, notices: &[String]) {
     if notices.is_empty() {
         return;
@@ -275,6 +325,7 @@ pub fn append_notices(text: &mut String, notices: &[String]) {
 }
 
 /// The full tool result of a command that ran.
+#[doc(hidden)]
 pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolResult {
     let shaped = shape_output(&report);
     let mut text = shaped.body;
@@ -335,19 +386,21 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
     ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }
 }
 
-/// A call that never ran (blocked, bad cwd, bad arguments, shell missing).
+/// A call that never ran (blocked, bad cwd, bad arguments, shell missing): an error result with `text`.
 pub fn refused(text: String, mut details: Details) -> ToolResult {
     details.failure = Some(Failure::Refused);
     ToolResult { is_error: true, content: vec![TextContent { kind: "text", text }], details }
 }
 
 /// Lines in `bytes`: each `\n` ends one; an unterminated final piece is one more.
+#[doc(hidden)]
 pub fn count_lines(bytes: &[u8]) -> u64 {
     let newlines = bytecount::count(bytes, b'\n') as u64;
     newlines + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
 }
 
 /// The first `n` lines (with their newlines).
+#[doc(hidden)]
 pub fn first_lines(bytes: &[u8], n: u64) -> &[u8] {
     if n == 0 {
         return &bytes[..0];
@@ -359,6 +412,7 @@ pub fn first_lines(bytes: &[u8], n: u64) -> &[u8] {
 }
 
 /// The last `n` lines (a final newline ends the last line, it does not start another).
+#[doc(hidden)]
 pub fn last_lines(bytes: &[u8], n: u64) -> &[u8] {
     if n == 0 {
         return &bytes[bytes.len()..];

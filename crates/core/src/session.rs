@@ -11,10 +11,14 @@ use crate::artifact::ArtifactDir;
 /// Environment variable that overrides the state directory.
 pub const STATE_DIR_ENV: &str = "BASHRT_STATE_DIR";
 
+/// Why a session could not be named or found.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SessionError {
+    /// The name is not one safe path component.
     #[error("invalid session name {0:?}: use letters, digits, '.', '_' and '-' (not only dots)")]
     InvalidName(String),
+    /// Neither `BASHRT_STATE_DIR`, `XDG_STATE_HOME` nor `HOME` says where state goes.
     #[error("no state directory: set BASHRT_STATE_DIR, XDG_STATE_HOME or HOME")]
     NoStateDir,
 }
@@ -24,6 +28,7 @@ pub enum SessionError {
 pub struct SessionName(String);
 
 impl SessionName {
+    /// Letters, digits, `.`, `_` and `-`, at most 200 bytes, not only dots.
     pub fn parse(name: &str) -> Result<Self, SessionError> {
         let valid = !name.is_empty()
             && name.len() <= 200
@@ -58,6 +63,7 @@ impl SessionName {
         Self(name)
     }
 
+    /// The name as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -72,6 +78,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 pub struct StateDir(PathBuf);
 
 impl StateDir {
+    /// State kept under `path`.
     pub fn new(path: PathBuf) -> Self {
         Self(path)
     }
@@ -90,10 +97,12 @@ impl StateDir {
         Ok(Self(state.join("bashrt")))
     }
 
+    /// The directory.
     pub fn path(&self) -> &Path {
         &self.0
     }
 
+    /// The session `name` (nothing is created on disk yet).
     pub fn session(&self, name: &SessionName) -> Session {
         Session { name: name.clone(), dir: self.0.join("sessions").join(name.as_str()) }
     }
@@ -107,14 +116,17 @@ pub struct Session {
 }
 
 impl Session {
+    /// Its name.
     pub fn name(&self) -> &SessionName {
         &self.name
     }
 
+    /// Its directory: `<state>/sessions/<name>`.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Its artifact directory.
     pub fn artifacts(&self) -> ArtifactDir {
         ArtifactDir::new(self.dir.join("artifacts"))
     }

@@ -14,13 +14,16 @@ use crate::sink::DEFAULT_MAX_BYTES;
 /// Environment variable naming the settings file (overrides the default location).
 pub const SETTINGS_ENV: &str = "BASHRT_SETTINGS";
 
-/// Whether the interactive PTY path may be used (SPEC 2.5); print mode and RPC never use it.
+/// Whether the interactive PTY path may be used; print mode, RPC and MCP never use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VirtualTerminal {
+    /// Tool calls run in a pseudo-terminal when a UI shows them.
     On,
+    /// Tool calls always run with pipes.
     Off,
 }
 
+/// What a user or an embedding agent can configure; see the README for every key and its default.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// `bashInterceptor.enabled`: check commands against the rules (a rule still only blocks when its
@@ -86,12 +89,27 @@ pub const KEYS: &[(&str, &str)] = &[
     ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
 ];
 
+/// Why settings could not be loaded. Each names the file or the key at fault.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SettingsError {
+    /// The file could not be read or is not JSON.
     #[error("settings file {path}: {reason}")]
-    File { path: PathBuf, reason: String },
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A key has a value of the wrong type or range.
     #[error("setting {key}: {reason}")]
-    Value { key: String, reason: String },
+    Value {
+        /// The dotted key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An override is not `KEY=VALUE`.
     #[error("--set expects KEY=VALUE, got {0:?}")]
     Syntax(String),
 }

@@ -33,11 +33,11 @@ use std::path::{Path, PathBuf};
 
 use crate::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
 
-/// The tail size the model sees by default (SPEC 5.1): 50 KB.
+/// The tail size the model sees by default: 50 KB.
 pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
 
 /// Large enough that one 64 KiB read turns into at most one `write(2)`, and that small reads are
-/// batched; the throughput floor (perf-baseline §3) was measured with writes of this order.
+/// batched; the throughput floor (BENCHMARKS.md) was measured with writes of this order.
 const SPILL_BUFFER_BYTES: usize = 256 * 1024;
 
 /// How much the sink keeps, and whether it also keeps the beginning of the output.
@@ -343,7 +343,7 @@ impl OutputSink {
                     Err(failed) => failed,
                 }
             }
-            Err(reason) => SpillState::Failed { reason, id: None },
+            Err(error) => SpillState::Failed { reason: error.to_string(), id: None },
         };
     }
 

@@ -1,4 +1,4 @@
-//! cwd validation and timeout clamp (SPEC 2.3), before anything runs.
+//! cwd validation and timeout clamp, before anything runs.
 //!
 //! The error texts are part of the interface; a clamp is never silent: the applied and the requested
 //! timeout both travel to the result.

@@ -1,4 +1,4 @@
-//! What a model may read of raw output (SPEC 5.2): bytes in, clean text or a binary notice out.
+//! What a model may read of raw output: bytes in, clean text or a binary notice out.
 //!
 //! Promises: the text is valid UTF-8 (invalid bytes become U+FFFD); it holds no ANSI escape sequence
 //! and no control character but `\n` and `\t`; `\r`-redrawn lines appear in their final state; no line

@@ -1,4 +1,4 @@
-//! Specification of the bash interceptor (SPEC 2.2): which commands the default rules block, which
+//! Specification of the bash interceptor: which commands the default rules block, which
 //! they let through, and how user rules, bad rules and unparseable commands are handled.
 
 use bashrt_core::intercept::{default_rules, Block, Interceptor, Rule};

@@ -1,4 +1,4 @@
-//! Specification of `normalize_bash_command` (SPEC 2.1): what is extracted, what is left alone, and
+//! Specification of `normalize_bash_command`: what is extracted, what is left alone, and
 //! that an extraction never changes what bash prints.
 
 use std::process::{Command, Stdio};

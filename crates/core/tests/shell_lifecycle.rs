@@ -1,4 +1,4 @@
-//! The lives of pooled shells (SPEC 3.1, 3.3): replaced when they exit or die, killed with a command
+//! The lives of pooled shells: replaced when they exit or die, killed with a command
 //! that times out or is cancelled (sparing what earlier calls left running), never shared by two
 //! calls at once, evicted when idle or when room is needed, and all killed at shutdown. Process death
 //! is checked by pid (zombies count as dead); pids are learnt from the commands' output.

@@ -1,4 +1,4 @@
-//! The driven shell's protocol with the real bash (SPEC 3.1): any text is a valid command, stdin is
+//! The driven shell's protocol with the real bash: any text is a valid command, stdin is
 //! /dev/null, each call's output is its own, and nothing a command does to its shell (options, traps,
 //! fds, limits, helpers) makes a later call hang or return a wrong result.
 

@@ -1,4 +1,4 @@
-//! Long-lived shells keep state (SPEC 3.1): what one call defines is there in the next call of the same
+//! Long-lived shells keep state: what one call defines is there in the next call of the same
 //! key, and only there; commands run at the shell's top level; the cwd follows the call's mode.
 
 mod support;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use bashrt_core::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
+use bashrt_core::artifact::{AllocateError, ArtifactAllocator, ArtifactId, NewArtifact};
 use bashrt_core::sink::{OutputSink, SinkConfig, SinkOutput, Spill, DEFAULT_MAX_BYTES};
 use proptest::prelude::*;
 
@@ -30,13 +30,13 @@ struct TestAllocator {
 }
 
 impl ArtifactAllocator for TestAllocator {
-    fn allocate(&mut self) -> Result<NewArtifact, String> {
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let id = ArtifactId(self.next);
         self.next += 1;
         let path = self.dir.join(format!("{id}.bash.log"));
         let file = match self.mode {
-            Mode::Refuse(reason) => return Err(reason.to_string()),
+            Mode::Refuse(reason) => return Err(reason.to_string().into()),
             Mode::Fresh => OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| e.to_string())?,
             Mode::ReadOnly => {
                 File::create(&path).map_err(|e| e.to_string())?;

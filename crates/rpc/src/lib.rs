@@ -8,10 +8,10 @@
 //! returns.
 //!
 //! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands,
-//! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `artifact`
-//! reads artifacts, `output` writes every line, `workers` runs commands on reused threads; the core reaper stops the processes left behind.
+//! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `output`
+//! writes every line, `workers` runs commands on reused threads; artifacts are read and every process
+//! left behind is stopped by the runtime of `bashrt-core`.
 
-mod artifact;
 mod lines;
 mod live;
 mod output;
@@ -20,7 +20,7 @@ mod request;
 mod server;
 mod workers;
 
-pub use artifact::MAX_READ_BYTES;
+pub use bashrt_core::artifact::MAX_READ_BYTES;
 pub use lines::MAX_LINE_BYTES;
 pub use live::{LIVE_INTERVAL, LIVE_MAX_BYTES};
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle, MAX_RUNNING, MAX_SESSIONS};

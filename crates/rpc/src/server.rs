@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bashrt_core::agent_session::{AgentSession, BashOptions};
-use bashrt_core::artifact::ArtifactError;
+use bashrt_core::artifact::{read_window, ArtifactError, ReadError, WindowRequest, MAX_READ_BYTES};
 
 use bashrt_core::result::{refused, Details};
 use bashrt_core::session::{SessionError, SessionName};
@@ -28,7 +28,6 @@ use bashrt_core::{CancelToken, Runtime};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::artifact::{self, ReadError};
 use crate::lines::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::live::LiveStream;
 use crate::output::{Output, TOOL_NAME};
@@ -498,14 +497,15 @@ fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest
 
 /// `read_artifact`: runs on its own thread (a grep over a large artifact takes a while).
 fn start_read_artifact(shared: &Arc<Shared>, id: Option<Value>, req: ReadArtifactRequest) -> Result<(), CommandError> {
-    let window = artifact::window_of(&req)?;
+    let window =
+        WindowRequest { head: req.head, tail: req.tail, lines: req.lines.clone(), grep: req.grep.clone() }.window()?;
     let name = shared.session_name(req.session_id.as_deref())?;
     let dir = shared.runtime.state_dir().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
     let slot = shared.register(Kind::ReadArtifact, None)?;
     let job = {
         let shared = shared.clone();
         move || {
-            let read = artifact::read(&dir, &req.artifact_id, &window);
+            let read = read_window(&dir, &req.artifact_id, &window, MAX_READ_BYTES);
             drop(slot);
             match read {
                 Ok(content) => shared.output.ok_with(id.as_ref(), "read_artifact", &content),

@@ -21,6 +21,7 @@ impl fmt::Display for ArtifactId {
 }
 
 impl ArtifactId {
+    /// `artifact://<id>`, as results and notices name it.
     pub fn url(&self) -> String {
         format!("artifact://{}", self.0)
     }
@@ -29,35 +30,67 @@ impl ArtifactId {
 /// A freshly created, empty artifact file, open for writing.
 #[derive(Debug)]
 pub struct NewArtifact {
+    /// Its id.
     pub id: ArtifactId,
+    /// Where it is.
     pub path: PathBuf,
+    /// Open for writing, empty.
     pub file: File,
 }
 
 /// Something that can hand out a new artifact when the sink first needs to spill.
 ///
-/// Called at most once per sink. An `Err` is a human-readable reason ("No space left on device");
-/// the sink then goes on without a spill file and reports the reason.
+/// Called at most once per sink. On an error the sink goes on without a spill file and reports the
+/// error's text ("cannot create …: No space left on device") in the result.
 pub trait ArtifactAllocator: Send {
-    fn allocate(&mut self) -> Result<NewArtifact, String>;
+    /// A new, empty artifact file, or why none could be made.
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError>;
+}
+
+/// Why no artifact file could be made; its text is what the result says.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AllocateError(pub String);
+
+impl From<String> for AllocateError {
+    fn from(reason: String) -> Self {
+        Self(reason)
+    }
 }
 
 /// Why an `artifact://` reference could not be resolved. The texts are the reference's, which clients
 /// and models already know.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ArtifactError {
+    /// The runtime keeps no state, so there are no artifacts.
     #[error("No session - artifacts unavailable")]
     NoSession,
+    /// `artifact://` with nothing after it.
     #[error("artifact:// URL requires a numeric ID: {0}")]
     MissingId(String),
+    /// The id is not a decimal number (which also refuses `artifact://../x`).
     #[error("artifact:// ID must be numeric, got: {0}")]
     NonNumeric(String),
+    /// The session never wrote an artifact.
     #[error("No artifacts directory found")]
     NoDirectory,
+    /// No artifact has this id; `available` says which ids exist.
     #[error("Artifact {id} not found. Available: {available}")]
-    NotFound { id: String, available: String },
+    NotFound {
+        /// The id asked for.
+        id: String,
+        /// The ids that exist, summarized.
+        available: String,
+    },
+    /// The file exists but reading it failed.
     #[error("Artifact {id} could not be read: {reason}")]
-    Unreadable { id: ArtifactId, reason: String },
+    Unreadable {
+        /// The artifact.
+        id: ArtifactId,
+        /// What the OS said.
+        reason: String,
+    },
 }
 
 /// The artifact directory of one session. Creating it is deferred to the first allocation.
@@ -69,10 +102,12 @@ pub struct ArtifactDir {
 const SUFFIX: &str = ".bash.log";
 
 impl ArtifactDir {
+    /// The artifacts in `dir` (which need not exist yet).
     pub fn new(dir: PathBuf) -> Self {
         Self { dir }
     }
 
+    /// The directory.
     pub fn path(&self) -> &std::path::Path {
         &self.dir
     }
@@ -141,7 +176,7 @@ pub struct DirAllocator {
 }
 
 impl ArtifactAllocator for DirAllocator {
-    fn allocate(&mut self) -> Result<NewArtifact, String> {
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| format!("cannot create artifact directory {}: {e}", self.dir.display()))?;
         let dir = ArtifactDir::new(self.dir.clone());
@@ -151,12 +186,14 @@ impl ArtifactAllocator for DirAllocator {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => return Ok(NewArtifact { id: ArtifactId(next), path, file }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
-                Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
+                Err(e) => return Err(format!("cannot create {}: {e}", path.display()).into()),
             }
         }
-        Err(format!("cannot allocate an artifact id in {}", self.dir.display()))
+        Err(format!("cannot allocate an artifact id in {}", self.dir.display()).into())
     }
 }
 
+mod read;
 pub mod window;
+pub use read::{read_window, ArtifactContent, ReadError, WindowRequest, MAX_READ_BYTES};
 pub use window::{write_window, Window};

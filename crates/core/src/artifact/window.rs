@@ -11,11 +11,17 @@ use std::path::Path;
 /// Which part of an artifact to read. Line numbers are 1-based and inclusive.
 #[derive(Debug, Clone)]
 pub enum Window {
+    /// All of it.
     Whole,
+    /// The first N lines.
     Head(u64),
+    /// The last N lines.
     Tail(u64),
+    /// Lines `first` to `last`.
     Lines {
+        /// The first line shown (1-based).
         first: u64,
+        /// The last line shown (inclusive).
         last: u64,
     },
     /// Lines matching the pattern, each prefixed by its line number and a colon (`grep -n` style).

@@ -56,13 +56,13 @@ pub struct ExecRequest {
     pub kill_grace: Duration,
     /// How `cwd` applies in a long-lived shell; a one-shot shell always starts in `cwd`.
     pub cwd_mode: CwdMode,
-    /// Calls with different sessions never share a long-lived shell (part of the [`ShellKey`]).
+    /// Calls with different sessions never share a long-lived shell (part of the [`ShellKey`](crate::shell::ShellKey)).
     pub session: Option<String>,
     /// A file a long-lived shell sources once when it starts (aliases, functions, options of the
-    /// user's rc); part of the [`ShellKey`].
+    /// user's rc); part of the [`ShellKey`](crate::shell::ShellKey).
     pub snapshot: Option<PathBuf>,
     /// The configured command prefix. `script` already contains it ([`compose`]); it is here because
-    /// shells are keyed by it (SPEC 3.1), as the reference does.
+    /// shells are keyed by it, as the reference does.
     pub prefix: Option<String>,
 }
 
@@ -111,7 +111,9 @@ impl ExecRequest {
 /// What a consumer wants after a chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
+    /// Keep delivering output.
     Continue,
+    /// Close the pipe: the consumer has what it wants (an extracted `| head -n N`).
     Stop,
 }
 
@@ -123,6 +125,7 @@ pub enum Flow {
 /// gets SIGPIPE/EPIPE on its next write, exactly as when a `| head` stage exits. The executor then
 /// stops reading and waits for the shell to exit (still honouring the deadline and the cancel token).
 pub trait OutputConsumer {
+    /// One chunk; the answer says whether to go on reading.
     fn consume(&mut self, chunk: &[u8]) -> Flow;
 }
 
@@ -135,6 +138,7 @@ impl<F: FnMut(&[u8]) -> Flow> OutputConsumer for F {
 /// How one execution ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Execution {
+    /// How the command ended.
     pub outcome: Outcome,
     /// From the start of the call to the end of the command (the reaped shell for a one-shot).
     pub duration: Duration,
@@ -159,18 +163,30 @@ pub enum ShellEvent {
     Reused,
     /// A new long-lived shell because the previous one of this key is gone, and with it its
     /// variables, functions and options (a session's cwd is restored).
-    Replaced { reason: ReplaceReason },
+    Replaced {
+        /// Why the previous shell is gone.
+        reason: ReplaceReason,
+    },
     /// A fresh shell for this call only; no state from earlier calls except the snapshot.
-    OneShot { reason: OneShotReason },
+    OneShot {
+        /// Why no long-lived shell ran it.
+        reason: OneShotReason,
+    },
 }
 
 /// Why the previous long-lived shell of a key is gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReplaceReason {
     /// It exited (`exit`, `set -e`, `exec` of a program that ended).
-    Exited { code: i32 },
+    Exited {
+        /// Its exit status.
+        code: i32,
+    },
     /// Something outside bashrt killed it.
-    Signalled { signal: i32 },
+    Signalled {
+        /// The signal number.
+        signal: i32,
+    },
     /// A command timed out; the shell was killed with it, because bash would have gone on with the
     /// rest of the command.
     TimedOut,
@@ -179,7 +195,10 @@ pub enum ReplaceReason {
     /// The pool dropped it: unused for too long, or room was needed for another shell.
     Evicted,
     /// A command lowered its open-file limit below what running the next command needs.
-    FileLimit { limit: u64 },
+    FileLimit {
+        /// The limit it was left with.
+        limit: u64,
+    },
     /// It could no longer open a command's input or output, so the command never ran.
     Broken,
     /// A call failed inside the runtime (an I/O error, a panicking output consumer); its shell was
@@ -220,7 +239,10 @@ pub enum OneShotReason {
     /// The pool was shut down.
     PoolShutDown,
     /// A long-lived shell could not be started or did not answer (the text says why).
-    StartFailed { error: String },
+    StartFailed {
+        /// What went wrong.
+        error: String,
+    },
 }
 
 impl fmt::Display for OneShotReason {
@@ -250,16 +272,32 @@ impl fmt::Display for ShellEvent {
 /// Why a command could not be run at all. Timeouts, cancels and non-zero exits are not errors:
 /// they are [`Outcome`]s.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExecError {
     /// The shell binary could not be started (missing, not executable, no memory).
     #[error("Failed to start shell {}: {source}", shell.display())]
-    Spawn { shell: PathBuf, source: io::Error },
+    Spawn {
+        /// The shell binary.
+        shell: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
     /// The working directory is missing or not a directory.
     #[error("Cannot run in {}: {source}", cwd.display())]
-    Cwd { cwd: PathBuf, source: io::Error },
+    Cwd {
+        /// The directory.
+        cwd: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
     /// A script too large for the command line could not be written to a temporary file.
     #[error("Failed to write the script to {}: {source}", path.display())]
-    ScriptFile { path: PathBuf, source: io::Error },
+    ScriptFile {
+        /// The file (or its directory).
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
     /// The output pipe or the shell's exit watch could not be set up (usually: out of descriptors).
     #[error("Failed to set up the execution: {0}")]
     Setup(io::Error),

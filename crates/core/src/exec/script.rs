@@ -16,7 +16,7 @@ pub enum StatusMode {
     ExtractedLastStage,
 }
 
-/// Composes the script for `command`, with the configured `prefix` (SPEC §3.2: `<prefix> <command>`).
+/// Composes the script for `command`, with the configured `prefix` (`<prefix> <command>`).
 ///
 /// A prefix that ends in a list operator (`;`, `&`, `&&`, `||`, `|` or a newline) is a command of its
 /// own and stays outside the producer's subshell, so `set -o pipefail;` still affects the status; any

@@ -4,7 +4,7 @@
 //! pid/group 0 or 1); signals only processes it identified, never a later process reusing a pid.
 //!
 //! Not reachable: descendants that were orphaned (their parent died) after leaving the command's
-//! process group, e.g. double-forked daemons; finding those needs a subreaper or a cgroup (SPEC §3.3).
+//! process group, e.g. double-forked daemons; finding those needs a subreaper or a cgroup.
 //!
 //! A long-lived shell's tree also holds what earlier calls left running (a server started with `&`).
 //! [`terminate_sparing`] kills the tree but those processes and their descendants; because they share

@@ -1,4 +1,4 @@
-//! The shell pool (SPEC 3.1): long-lived bash processes keyed by [`ShellKey`], so that variables,
+//! The shell pool: long-lived bash processes keyed by [`ShellKey`], so that variables,
 //! functions, aliases and options (and, for sessions, the cwd) carry from one call to the next, behind
 //! the same [`Executor`] trait as the one-shot executor. Each result says which shell ran it
 //! ([`ShellEvent`]), so a caller can tell the model when state was lost.
@@ -58,19 +58,24 @@ impl Default for PoolConfig {
     }
 }
 
-/// What makes two calls share a shell (SPEC 3.1, as the reference keys its cache).
+/// What makes two calls share a shell (as the reference keys its cache).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ShellKey {
+    /// The shell binary.
     pub shell: PathBuf,
+    /// The configured command prefix.
     pub prefix: Option<String>,
+    /// The snapshot the shell sources.
     pub snapshot: Option<PathBuf>,
     /// The request's environment, serialized: one value per name (the last one given wins, as when the
     /// shell is spawned), sorted by name, so that order does not split shells.
     pub env: Vec<(OsString, OsString)>,
+    /// The session, for session commands; `None` for tool calls.
     pub session: Option<String>,
 }
 
 impl ShellKey {
+    /// The key of the shell that would run `req`.
     pub fn of(req: &ExecRequest) -> Self {
         KeyView::of(req).to_key()
     }
@@ -199,6 +204,7 @@ enum Checkout {
 const VACANT_SLOTS_PER_SHELL: usize = 8;
 
 impl ShellPool {
+    /// An empty pool: shells start with the first call of their key.
     pub fn new(config: PoolConfig) -> Self {
         Self { config, state: Mutex::new(State::default()) }
     }
@@ -208,6 +214,7 @@ impl ShellPool {
         self.lock().slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count()
     }
 
+    /// No live shell.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

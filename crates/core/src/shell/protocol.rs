@@ -4,7 +4,7 @@
 //! Per call the runtime rewrites two in-memory files that the shell reads by path: the command (the
 //! caller's text, unchanged) and the runner (ours). The only bytes on the shell's stdin are one short
 //! control line, `\. /proc/<pid>/fd/<runner>`, because bash reads a pipe one byte per `read()` so as not
-//! to consume input meant for the commands it runs (perf-baseline §2): text sourced from a file costs
+//! to consume input meant for the commands it runs (docs/design.md, "Delivering a command"): text sourced from a file costs
 //! the same whatever its length. The runner, run at the shell's top level:
 //!
 //! ```text

@@ -11,7 +11,7 @@
 //! `bash.env` always win), and shell options beyond [`CARRIED_OPTIONS`] — a script a model writes must
 //! see bash's defaults (`histexpand` off, no `nullglob`), as under `bash -c`.
 //!
-//! Files live in a directory only the user can enter ([`crate::private_dir`]); a snapshot is reused by
+//! Files live in a directory only the user can enter (created 0700 and checked before use); a snapshot is reused by
 //! later processes while it is recent and newer than the rc files, and its name is a hash of everything
 //! that changes what a capture would see (shell, home, the runtime's environment).
 
@@ -54,7 +54,12 @@ pub enum SnapshotError {
     Failed(String),
     /// The snapshot file or its directory could not be written or trusted.
     #[error("cannot write {}: {source}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
     /// An earlier process failed to capture with the same inputs less than [`REUSE_FOR`] ago.
     #[error("an earlier capture failed ({0})")]
     FailedBefore(String),
