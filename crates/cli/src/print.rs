@@ -112,6 +112,7 @@ fn exit_status(result: &ToolResult) -> ExitCode {
         Some(Outcome::Signalled { signal }) => 128 + signal,
         Some(Outcome::TimedOut) => 124,
         Some(Outcome::Cancelled) => 130,
+        Some(Outcome::Error) => 1,
         None => i32::from(EXIT_REFUSED),
     };
     ExitCode::from((code & 0xff) as u8)

@@ -21,6 +21,9 @@ pub enum Outcome {
     TimedOut,
     /// The caller aborted the call; the whole process tree was killed.
     Cancelled,
+    /// The runtime lost the command (a pseudo-terminal failed to start or to be read; the output says
+    /// `PTY error: …`): its tree was killed, and it has no exit status.
+    Error,
 }
 
 impl Outcome {

@@ -367,6 +367,10 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
             notices.push("[Command cancelled]".to_string());
             Some(Failure::Abort)
         }
+        Outcome::Error => {
+            notices.push("Command failed: missing exit status".to_string());
+            Some(Failure::Error)
+        }
     };
     append_notices(&mut text, &notices);
 

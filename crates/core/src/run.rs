@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use crate::artifact::{ArtifactAllocator, ArtifactDir};
 use crate::cancel::CancelToken;
+use crate::exec::pty::ToolUi;
 use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMode};
 use crate::feed::{ChunkCallback, Feed, UpdateCallback};
 use crate::result::{Limits, RunReport};
@@ -58,6 +59,16 @@ pub(crate) enum RunError {
 
 /// Runs `spec` on `runtime` and returns what shaping needs.
 pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunReport<'a>, RunError> {
+    run_on(runtime, spec, None)
+}
+
+/// [`run`], in a pseudo-terminal hosted by `terminal` when one is given (the PTY path), else by the
+/// runtime's executor.
+pub(crate) fn run_on<'a>(
+    runtime: &Runtime,
+    spec: RunSpec<'a, '_>,
+    terminal: Option<&mut dyn ToolUi>,
+) -> Result<RunReport<'a>, RunError> {
     let settings = runtime.settings();
     let shell = runtime.shell()?;
     let allocator = spec.artifacts.map(|d| Box::new(d.allocator()) as Box<dyn ArtifactAllocator>);
@@ -79,7 +90,11 @@ pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunRep
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };
     let mut feed = Feed::new(sink, view).stop_after(spec.stop_after).on_chunk(spec.on_chunk).on_update(spec.on_update);
-    let execution = match runtime.executor().execute(&request, &mut feed, spec.cancel) {
+    let executed = match terminal {
+        Some(ui) => Ok(crate::exec::pty::execute(&request, &mut feed, spec.cancel, ui)),
+        None => runtime.executor().execute(&request, &mut feed, spec.cancel),
+    };
+    let execution = match executed {
         Ok(execution) => execution,
         Err(e) => {
             runtime.forget_shell();

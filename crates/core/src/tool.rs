@@ -12,12 +12,13 @@ use serde::Deserialize;
 
 use crate::artifact::ArtifactDir;
 use crate::cancel::CancelToken;
+use crate::exec::pty::ToolUi;
 use crate::exec::{CwdMode, StatusMode};
 pub use crate::feed::{UpdateCallback, UPDATE_INTERVAL};
 use crate::intercept::Interceptor;
 use crate::normalize::{normalize_bash_command, LimitKind};
 use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, ToolResult};
-use crate::run::{run, RunSpec};
+use crate::run::{run_on, RunSpec};
 use crate::runtime::Runtime;
 use crate::settings::Settings;
 use crate::validate::{resolve_cwd, Timeout};
@@ -93,7 +94,21 @@ impl BashTool {
 
     /// Runs one tool call. Never fails: a refusal (blocked, bad cwd, no shell) is an error result too.
     pub fn execute(&self, params: &BashParams, ctx: CallContext<'_>) -> ToolResult {
+        self.execute_on(params, ctx, None)
+    }
+
+    /// Runs one tool call that a UI shows: `ui` gets the output as it arrives and, when the PTY path is
+    /// [`selected`](crate::exec::pty::selected) (`bash.virtualTerminal` on, `PI_NO_PTY` not `1`), the
+    /// command runs in a pseudo-terminal that `ui` shows as a console. In a terminal the command runs
+    /// as typed: a trailing `| head`/`| tail` stage stays in it (a terminal cannot close a pipe early),
+    /// while explicit `head`/`tail` parameters still limit what the model sees.
+    pub fn execute_with_ui(&self, params: &BashParams, ctx: CallContext<'_>, ui: &mut dyn ToolUi) -> ToolResult {
+        self.execute_on(params, ctx, Some(ui))
+    }
+
+    fn execute_on(&self, params: &BashParams, ctx: CallContext<'_>, ui: Option<&mut dyn ToolUi>) -> ToolResult {
         let settings = self.runtime.settings();
+        let pty = ui.is_some() && crate::exec::pty::selected(settings);
         let mut details = Details::default();
 
         // Normalize: an explicit parameter of the same kind wins, and then the command is left whole.
@@ -102,7 +117,7 @@ impl BashTool {
         let mut limits = Limits { head: params.head, tail: params.tail };
         let mut command = original.to_string();
         let mut stop_after = None;
-        if let Some(extracted) = normalized.extracted {
+        if let Some(extracted) = normalized.extracted.filter(|_| !pty) {
             let explicit = match extracted.kind {
                 LimitKind::Head => params.head.is_some(),
                 LimitKind::Tail => params.tail.is_some(),
@@ -143,6 +158,13 @@ impl BashTool {
 
         // Run: allocate the artifact lazily, execute, sink.
         let status = if details.normalization.is_some() { StatusMode::ExtractedLastStage } else { StatusMode::AsIs };
+        let (terminal, mut watcher) = if pty { (ui, None) } else { (None, ui) };
+        let watched = watcher.is_some();
+        let mut forward = |chunk: &[u8]| {
+            if let Some(ui) = watcher.as_deref_mut() {
+                ui.output(chunk);
+            }
+        };
         let spec = RunSpec {
             command: &command,
             status,
@@ -154,10 +176,10 @@ impl BashTool {
             stop_after,
             artifacts: ctx.artifacts.as_ref(),
             cancel: &ctx.cancel,
-            on_chunk: None,
-            on_update: ctx.on_update,
+            on_chunk: if watched { Some(&mut forward) } else { None },
+            on_update: ctx.on_update.map(|f| f as &mut dyn FnMut(&str)),
         };
-        let report = match run(&self.runtime, spec) {
+        let report = match run_on(&self.runtime, spec, terminal) {
             Ok(report) => report,
             Err(e) => return refused(e.to_string(), details),
         };

@@ -10,6 +10,7 @@
 //! An embedder may bring its own: the runtime needs only the [`Executor`] trait.
 
 mod oneshot;
+pub mod pty;
 pub(crate) mod reader;
 mod script;
 mod script_file;
@@ -238,6 +239,8 @@ pub enum OneShotReason {
     NotBash,
     /// The pool was shut down.
     PoolShutDown,
+    /// The command ran in a pseudo-terminal, which gets a fresh shell every time.
+    Terminal,
     /// A long-lived shell could not be started or did not answer (the text says why).
     StartFailed {
         /// What went wrong.
@@ -253,6 +256,7 @@ impl fmt::Display for OneShotReason {
             Self::PoolFull => f.write_str("every shell of the pool is busy"),
             Self::NotBash => f.write_str("only bash is kept as a long-lived shell"),
             Self::PoolShutDown => f.write_str("the shell pool is shut down"),
+            Self::Terminal => f.write_str("the command ran in a pseudo-terminal"),
             Self::StartFailed { error } => write!(f, "a long-lived shell could not be started: {error}"),
         }
     }

@@ -38,21 +38,9 @@ impl Executor for OneShotExecutor {
             return Ok(finished(Outcome::Cancelled, started, 0));
         }
         let deadline = started.checked_add(req.timeout);
-        // A snapshot is sourced on a line of its own, so its aliases apply to the command's lines.
-        let with_snapshot;
-        let script = match &req.snapshot {
-            Some(snapshot) => {
-                with_snapshot = format!(
-                    "\\. {} </dev/null >/dev/null 2>&1\n{}",
-                    super::quoted(&snapshot.to_string_lossy()),
-                    req.script
-                );
-                &with_snapshot
-            }
-            None => &req.script,
-        };
+        let script = super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script);
         let script_file = if script.len() > ARG_LIMIT {
-            let file = ScriptFile::create(script).map_err(|(path, source)| ExecError::ScriptFile { path, source })?;
+            let file = ScriptFile::create(&script).map_err(|(path, source)| ExecError::ScriptFile { path, source })?;
             Some(file)
         } else {
             None
@@ -61,7 +49,7 @@ impl Executor for OneShotExecutor {
         let mut command = Command::new(&req.shell);
         match &script_file {
             Some(file) => command.arg(file.path()),
-            None => command.arg("-c").arg(script),
+            None => command.arg("-c").arg(&*script),
         };
         command
             .current_dir(&req.cwd)

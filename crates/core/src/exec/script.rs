@@ -54,6 +54,17 @@ fn is_list_prefix(prefix: &str) -> bool {
     trimmed.ends_with(';') || trimmed.ends_with('&') || trimmed.ends_with('|')
 }
 
+/// `script` preceded by sourcing `snapshot` on a line of its own, so that its aliases apply to the
+/// script's lines; a fresh shell (one-shot or in a PTY) runs this.
+pub(crate) fn sourcing_snapshot<'a>(snapshot: Option<&std::path::Path>, script: &'a str) -> std::borrow::Cow<'a, str> {
+    match snapshot {
+        Some(snapshot) => {
+            format!("\\. {} </dev/null >/dev/null 2>&1\n{script}", quoted(&snapshot.to_string_lossy())).into()
+        }
+        None => script.into(),
+    }
+}
+
 /// Appends `text` in single quotes, with `'` written as `'\''`: the one quoting bash never expands,
 /// whatever the bytes (newlines, `$`, invalid UTF-8). Every path or word bashrt writes into shell
 /// text goes through here.

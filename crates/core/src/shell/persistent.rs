@@ -531,6 +531,7 @@ fn replace_reason(outcome: Outcome) -> ReplaceReason {
         Outcome::Signalled { signal } => ReplaceReason::Signalled { signal },
         Outcome::TimedOut => ReplaceReason::TimedOut,
         Outcome::Cancelled => ReplaceReason::Cancelled,
+        Outcome::Error => ReplaceReason::CallFailed,
     }
 }
 

@@ -1,0 +1,267 @@
+//! The interactive path: a tool call run in a pseudo-terminal that a UI shows as a console, for
+//! programs that need a terminal (a REPL, a full-screen tool, a password-less `ssh` menu).
+//!
+//! Promises: the same shell, prefix, snapshot and environment as the pipe path (the run stage builds
+//! one request for both); the program's output is sanitized ([`sanitize`]: CRLF/CR to LF, colours kept,
+//! other escapes dropped) into the same sink, with the same artifact spill; the UI gets the raw bytes
+//! for its terminal emulator; a start or runtime error writes `PTY error: <message>` and the command
+//! ends with no exit status ([`Outcome::Error`]); the deadline and a cancel kill the whole tree as on
+//! the pipe path; and the call returns once the shell has exited and the terminal has drained, even
+//! when a background process still holds the terminal open.
+//!
+//! Where it is used: only by [`BashTool::execute_with_ui`](crate::tool::BashTool::execute_with_ui),
+//! when [`selected`] says so. Print mode, RPC and MCP have no UI and always use pipes. The terminal
+//! emulator that draws the screen belongs to the UI, so this crate stays free of UI code.
+
+mod sanitize;
+mod session;
+
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout};
+
+use super::{ExecRequest, Execution, OneShotReason, OutputConsumer, ShellEvent};
+use crate::cancel::CancelToken;
+use crate::outcome::Outcome;
+use crate::process::tree;
+use crate::settings::{Settings, VirtualTerminal};
+use sanitize::Sanitizer;
+pub use session::{PtyControl, PtyError, PtySize, PTY_TERM};
+use session::{PtySession, ReadResult};
+
+/// Setting this environment variable to `1` turns the PTY path off whatever the settings say.
+pub const NO_PTY_ENV: &str = "PI_NO_PTY";
+
+/// After the shell exits, output still in flight is read until the terminal has been quiet this long…
+const DRAIN_QUIET: Duration = Duration::from_millis(50);
+/// …or this long in all: a background process that keeps the terminal open and busy cannot hold the call.
+const DRAIN_MAX: Duration = Duration::from_millis(500);
+
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Whether a tool call shown by a UI runs in a pseudo-terminal: `bash.virtualTerminal` is `"on"` and
+/// `PI_NO_PTY` is not `1`. (Without a UI there is no console to show it in: pipes.)
+pub fn selected(settings: &Settings) -> bool {
+    selected_by(settings, std::env::var_os(NO_PTY_ENV).as_deref())
+}
+
+/// [`selected`] with the value of `PI_NO_PTY` given rather than read from the environment.
+pub fn selected_by(settings: &Settings, no_pty: Option<&std::ffi::OsStr>) -> bool {
+    settings.virtual_terminal == VirtualTerminal::On && no_pty.is_none_or(|v| v != "1")
+}
+
+/// A UI that shows a tool call while it runs, and hosts its console when it runs in a terminal.
+///
+/// Called from the thread that runs the call, never after the call returned.
+pub trait ToolUi {
+    /// Output as the sink receives it: the command's raw bytes on the pipe path, the sanitized
+    /// terminal stream on the PTY path.
+    fn output(&mut self, chunk: &[u8]);
+    /// The console's size, asked once when a terminal opens.
+    fn pty_size(&mut self) -> PtySize;
+    /// The terminal is open and the program starts: keys and size changes go through `control`.
+    /// Killing it is the call's cancel token (esc in the console).
+    fn pty_started(&mut self, control: PtyControl);
+    /// The raw bytes the program wrote to its terminal, for a terminal emulator.
+    fn pty_output(&mut self, raw: &[u8]);
+}
+
+/// Runs `req` in a pseudo-terminal hosted by `ui`. Never fails: a terminal that cannot be opened or
+/// read is a `PTY error:` line and [`Outcome::Error`].
+pub(crate) fn execute(
+    req: &ExecRequest,
+    out: &mut dyn OutputConsumer,
+    cancel: &CancelToken,
+    ui: &mut dyn ToolUi,
+) -> Execution {
+    let started = Instant::now();
+    let finished = |outcome, background| Execution {
+        outcome,
+        duration: started.elapsed(),
+        background,
+        final_cwd: None,
+        shell: ShellEvent::OneShot { reason: OneShotReason::Terminal },
+    };
+    if cancel.is_cancelled() {
+        return finished(Outcome::Cancelled, 0);
+    }
+    let deadline = started.checked_add(req.timeout);
+    let mut stream = Stream { out, ui, sanitizer: Sanitizer::default(), clean: Vec::new() };
+    let script = super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script);
+    let size = stream.ui.pty_size();
+    let mut session = match PtySession::spawn(req, &script, size) {
+        Ok(session) => session,
+        Err(e) => {
+            stream.error(&e);
+            return finished(Outcome::Error, 0);
+        }
+    };
+    stream.ui.pty_started(session.control());
+    let mut buf = vec![0u8; READ_CHUNK];
+    let ending = watch(&session, &mut stream, &mut buf, cancel, deadline);
+    let grace = req.kill_grace;
+    let outcome = match ending {
+        Ok(Watched::Exited) => {
+            drain(&session, &mut stream, &mut buf, DRAIN_MAX);
+            session.reap()
+        }
+        Ok(killed @ (Watched::Cancelled | Watched::DeadlineReached)) => {
+            drain(&session, &mut stream, &mut buf, Duration::ZERO);
+            let reaped = session.kill(grace);
+            drain(&session, &mut stream, &mut buf, DRAIN_QUIET);
+            let timed_out = killed == Watched::DeadlineReached && !cancel.is_cancelled();
+            reaped.map(|_| if timed_out { Outcome::TimedOut } else { Outcome::Cancelled })
+        }
+        Err(e) => {
+            stream.error(&e);
+            session.kill(Duration::ZERO).map(|_| Outcome::Error)
+        }
+    };
+    let outcome = outcome.unwrap_or_else(|e| {
+        stream.error(&PtyError::Read(e));
+        Outcome::Error
+    });
+    stream.finish();
+    session.close_control();
+    let background = tree::survivors(session.pid());
+    finished(outcome, background)
+}
+
+/// Moves terminal output to the UI (raw) and to the sink (sanitized).
+struct Stream<'a> {
+    out: &'a mut dyn OutputConsumer,
+    ui: &'a mut dyn ToolUi,
+    sanitizer: Sanitizer,
+    clean: Vec<u8>,
+}
+
+impl Stream<'_> {
+    fn push(&mut self, raw: &[u8]) {
+        self.ui.pty_output(raw);
+        self.clean.clear();
+        self.sanitizer.push(raw, &mut self.clean);
+        self.deliver();
+    }
+
+    fn finish(&mut self) {
+        self.clean.clear();
+        self.sanitizer.finish(&mut self.clean);
+        self.deliver();
+    }
+
+    /// `PTY error: <message>` on a line of its own.
+    fn error(&mut self, error: &dyn std::fmt::Display) {
+        self.finish();
+        let line = format!("PTY error: {error}\n");
+        self.ui.pty_output(line.replace('\n', "\r\n").as_bytes());
+        self.clean.clear();
+        self.clean.extend_from_slice(line.as_bytes());
+        self.deliver();
+    }
+
+    fn deliver(&mut self) {
+        if !self.clean.is_empty() {
+            // A PTY run has no extracted `head` (the command runs as typed), so the consumer never
+            // asks to stop; if it did, there would be nothing to close but the terminal itself.
+            let _ = self.out.consume(&self.clean);
+            self.ui.output(&self.clean);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Watched {
+    Exited,
+    Cancelled,
+    DeadlineReached,
+}
+
+/// Reads the terminal until the shell exits, the deadline passes or the caller cancels.
+fn watch(
+    session: &PtySession,
+    stream: &mut Stream<'_>,
+    buf: &mut [u8],
+    cancel: &CancelToken,
+    deadline: Option<Instant>,
+) -> Result<Watched, PtyError> {
+    // Once every process closed the terminal there is nothing to read: wait for the exit alone.
+    let mut open = true;
+    loop {
+        let (cancelled, exited, readable) = {
+            let mut fds = [pollin(cancel.fd()), pollin(session.exit_fd()), pollin(session.master())];
+            let watched = if open { 3 } else { 2 };
+            match nix::poll::poll(&mut fds[..watched], time_left(deadline)) {
+                Ok(_) | Err(Errno::EINTR) => {}
+                Err(e) => return Err(PtyError::Read(e.into())),
+            }
+            (ready(&fds[0]), ready(&fds[1]), open && ready(&fds[2]))
+        };
+        if cancelled || cancel.is_cancelled() {
+            return Ok(Watched::Cancelled);
+        }
+        if exited {
+            return Ok(Watched::Exited);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(Watched::DeadlineReached);
+        }
+        if readable {
+            match session.read(buf).map_err(PtyError::Read)? {
+                ReadResult::Data(n) => stream.push(&buf[..n]),
+                ReadResult::Empty => {}
+                ReadResult::Closed => open = false,
+            }
+        }
+    }
+}
+
+/// Reads what the terminal still delivers: until no process holds it, until it has been quiet for
+/// [`DRAIN_QUIET`], or for `max` in all (zero: one read of what is there now).
+fn drain(session: &PtySession, stream: &mut Stream<'_>, buf: &mut [u8], max: Duration) {
+    let end = Instant::now() + max;
+    loop {
+        let wait = end.saturating_duration_since(Instant::now()).min(DRAIN_QUIET);
+        let mut fds = [pollin(session.master())];
+        match nix::poll::poll(&mut fds, PollTimeout::try_from(wait).unwrap_or(PollTimeout::ZERO)) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(Errno::EINTR) => continue,
+            Err(_) => return,
+        }
+        match session.read(buf) {
+            Ok(ReadResult::Data(n)) => stream.push(&buf[..n]),
+            Ok(ReadResult::Empty) => {}
+            Ok(ReadResult::Closed) | Err(_) => return,
+        }
+        if Instant::now() >= end {
+            return;
+        }
+    }
+}
+
+fn pollin(fd: BorrowedFd<'_>) -> PollFd<'_> {
+    PollFd::new(fd, PollFlags::POLLIN)
+}
+
+fn ready(fd: &PollFd<'_>) -> bool {
+    fd.revents().is_some_and(|r| !r.is_empty())
+}
+
+/// Rounded up, so the loop does not wake just before the deadline and spin on zero timeouts.
+fn time_left(deadline: Option<Instant>) -> PollTimeout {
+    let Some(deadline) = deadline else {
+        return PollTimeout::NONE;
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    PollTimeout::try_from(left.as_nanos().div_ceil(1_000_000)).unwrap_or(PollTimeout::MAX)
+}
+
+/// `io::Error` for callers that want one.
+impl From<PtyError> for io::Error {
+    fn from(e: PtyError) -> Self {
+        io::Error::other(e)
+    }
+}

@@ -1,0 +1,264 @@
+//! One pseudo-terminal session: a fresh `<shell> -c <script>` whose stdin, stdout and stderr are the
+//! terminal, leader of its own session (so the terminal is its controlling terminal, `stty` works on it,
+//! and a resize reaches its foreground job as SIGWINCH). Promises: the master never leaks into the
+//! child; the shell is reaped exactly once; dropping the session kills the tree and reaps it.
+//!
+//! The child needs `setsid` and `TIOCSCTTY` between fork and exec, which only a `pre_exec` hook can do:
+//! this path forks the runtime, where the pipe path uses `posix_spawn`. It runs only when a person
+//! watches the command in a console, one command at a time, so the fork's cost does not matter.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
+use nix::unistd::Pid;
+
+use super::super::script_file::{ScriptFile, ARG_LIMIT};
+use super::super::ExecRequest;
+use crate::outcome::Outcome;
+use crate::process::exit_watch::ExitWatch;
+use crate::process::tree;
+
+/// What the program's terminal emulates; the program's `TERM` says so, whatever the user's terminal is.
+pub const PTY_TERM: &str = "xterm-256color";
+
+/// A terminal size in character cells. Zero is raised to one: a terminal has at least one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PtySize {
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+}
+
+impl PtySize {
+    /// `cols` × `rows`, each at least 1.
+    pub fn new(cols: u16, rows: u16) -> Self {
+        Self { cols: cols.max(1), rows: rows.max(1) }
+    }
+
+    fn winsize(self) -> libc::winsize {
+        libc::winsize { ws_row: self.rows.max(1), ws_col: self.cols.max(1), ws_xpixel: 0, ws_ypixel: 0 }
+    }
+}
+
+/// Why a pseudo-terminal session could not start. The texts follow `PTY error: `.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PtyError {
+    /// No pseudo-terminal could be opened (out of ptys or descriptors).
+    #[error("Failed to open PTY: {0}")]
+    Open(io::Error),
+    /// The shell could not be started on the terminal.
+    #[error("Failed to spawn PTY command: {0}")]
+    Spawn(io::Error),
+    /// Reading the terminal failed while the command ran.
+    #[error("Failed to read PTY: {0}")]
+    Read(io::Error),
+}
+
+/// What a UI holds to talk to the program in a running session: keys in, size changes. Cheap to
+/// clone; every call after the session ended is a no-op error ([`io::ErrorKind::BrokenPipe`]).
+#[derive(Debug, Clone)]
+pub struct PtyControl {
+    master: Arc<Mutex<Option<OwnedFd>>>,
+}
+
+impl PtyControl {
+    /// Writes what fits in the terminal's input buffer without waiting (the master is non-blocking)
+    /// and returns how many bytes were taken; 0 means the program is not reading its input right now,
+    /// and the caller keeps the rest for later.
+    pub fn write(&self, bytes: &[u8]) -> io::Result<usize> {
+        self.with_master(|fd| loop {
+            match nix::unistd::write(fd, bytes) {
+                Ok(n) => return Ok(n),
+                Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => return Ok(0),
+                Err(e) => return Err(e.into()),
+            }
+        })
+    }
+
+    /// Sets the terminal size; the kernel sends SIGWINCH to the program's foreground job.
+    pub fn resize(&self, size: PtySize) -> io::Result<()> {
+        self.with_master(|fd| set_size(fd, size))
+    }
+
+    /// Whether the session still runs.
+    pub fn is_open(&self) -> bool {
+        self.master.lock().unwrap_or_else(PoisonError::into_inner).is_some()
+    }
+
+    fn with_master<T>(&self, f: impl FnOnce(BorrowedFd<'_>) -> io::Result<T>) -> io::Result<T> {
+        let guard = self.master.lock().unwrap_or_else(PoisonError::into_inner);
+        match guard.as_ref() {
+            Some(fd) => f(fd.as_fd()),
+            None => Err(io::Error::new(io::ErrorKind::BrokenPipe, "PTY session is no longer available")),
+        }
+    }
+
+    /// Ends every holder's access, so that only the session's own descriptor keeps the terminal open.
+    fn close(&self) {
+        self.master.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+}
+
+/// What one read of the master gave.
+pub(crate) enum ReadResult {
+    Data(usize),
+    /// Nothing to read now.
+    Empty,
+    /// No process holds the terminal any more (Linux reports EIO, not EOF, on a pty master).
+    Closed,
+}
+
+/// A running pseudo-terminal session; see the module docs.
+pub(crate) struct PtySession {
+    master: OwnedFd,
+    control: PtyControl,
+    exit: ExitWatch,
+    /// Removed when the session is dropped.
+    _script_file: Option<ScriptFile>,
+}
+
+impl PtySession {
+    /// Opens a terminal of `size` and starts the request's shell on it, in the request's directory and
+    /// environment (plus `TERM`).
+    pub(crate) fn spawn(req: &ExecRequest, script: &str, size: PtySize) -> Result<Self, PtyError> {
+        let winsize = size.winsize();
+        let pty = nix::pty::openpty(&winsize, None).map_err(|e| PtyError::Open(e.into()))?;
+        let (master, slave) = (pty.master, pty.slave);
+        for fd in [master.as_fd(), slave.as_fd()] {
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).map_err(|e| PtyError::Open(e.into()))?;
+        }
+        let flags = OFlag::from_bits_retain(fcntl(&master, FcntlArg::F_GETFL).map_err(|e| PtyError::Open(e.into()))?);
+        fcntl(&master, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).map_err(|e| PtyError::Open(e.into()))?;
+        let control_fd = master.try_clone().map_err(PtyError::Open)?;
+
+        let script_file = if script.len() > ARG_LIMIT {
+            Some(ScriptFile::create(script).map_err(|(_, e)| PtyError::Spawn(e))?)
+        } else {
+            None
+        };
+        let mut command = Command::new(&req.shell);
+        match &script_file {
+            Some(file) => command.arg(file.path()),
+            None => command.arg("-c").arg(script),
+        };
+        let stdio = |fd: &OwnedFd| fd.try_clone().map(Stdio::from).map_err(PtyError::Spawn);
+        command
+            .current_dir(&req.cwd)
+            .envs(req.env.iter().map(|(k, v)| (k, v)))
+            .env("TERM", PTY_TERM)
+            .stdin(stdio(&slave)?)
+            .stdout(stdio(&slave)?)
+            .stderr(stdio(&slave)?);
+        // SAFETY: between fork and exec only async-signal-safe calls are made (setsid, ioctl), touching
+        // no memory of the parent.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // The terminal (now fd 0) becomes the new session's controlling terminal.
+                if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let spawned = command.spawn();
+        // Only the child may hold the slave: a copy here would keep the terminal open after it exits.
+        drop(command);
+        drop(slave);
+        let child = spawned.map_err(PtyError::Spawn)?;
+        let pid = Pid::from_raw(
+            i32::try_from(child.id()).map_err(|_| PtyError::Spawn(io::Error::other("child pid out of range")))?,
+        );
+        drop(child);
+        let exit = match ExitWatch::new(pid) {
+            Ok(exit) => exit,
+            Err(e) => {
+                tree::terminate(pid, pid, Duration::ZERO);
+                let _ = nix::sys::wait::waitpid(pid, None);
+                return Err(PtyError::Spawn(e));
+            }
+        };
+        Ok(Self {
+            master,
+            control: PtyControl { master: Arc::new(Mutex::new(Some(control_fd))) },
+            exit,
+            _script_file: script_file,
+        })
+    }
+
+    pub(crate) fn control(&self) -> PtyControl {
+        self.control.clone()
+    }
+
+    pub(crate) fn pid(&self) -> Pid {
+        self.exit.pid()
+    }
+
+    pub(crate) fn master(&self) -> BorrowedFd<'_> {
+        self.master.as_fd()
+    }
+
+    /// Readable once the shell has exited.
+    pub(crate) fn exit_fd(&self) -> BorrowedFd<'_> {
+        self.exit.fd()
+    }
+
+    pub(crate) fn read(&self, buf: &mut [u8]) -> io::Result<ReadResult> {
+        loop {
+            match nix::unistd::read(&self.master, buf) {
+                Ok(0) | Err(Errno::EIO) => return Ok(ReadResult::Closed),
+                Ok(n) => return Ok(ReadResult::Data(n)),
+                Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => return Ok(ReadResult::Empty),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Kills the shell's whole tree (TERM, `grace`, KILL) and reaps the shell.
+    pub(crate) fn kill(&mut self, grace: Duration) -> io::Result<Outcome> {
+        let pid = self.exit.pid();
+        tree::terminate(pid, pid, grace);
+        self.exit.reap()
+    }
+
+    /// The shell's status; blocks until it exits.
+    pub(crate) fn reap(&mut self) -> io::Result<Outcome> {
+        self.exit.reap()
+    }
+
+    /// Ends the UI's access to the terminal: from now on the session's own master is the last holder.
+    pub(crate) fn close_control(&self) {
+        self.control.close();
+    }
+}
+
+impl Drop for PtySession {
+    fn drop(&mut self) {
+        self.control.close();
+        if !self.exit.is_reaped() {
+            let _ = self.kill(Duration::ZERO);
+        }
+    }
+}
+
+fn set_size(fd: BorrowedFd<'_>, size: PtySize) -> io::Result<()> {
+    let winsize = size.winsize();
+    // SAFETY: TIOCSWINSZ reads one `winsize` through the pointer, which points to a live local.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::TIOCSWINSZ, &winsize) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
