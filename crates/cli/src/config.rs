@@ -27,7 +27,7 @@ pub fn load_settings(file: Option<&PathBuf>, overrides: &[String]) -> Result<Set
 }
 
 /// Options every mode shares: which session, which settings.
-#[derive(clap::Args)]
+#[derive(clap::Args, Default)]
 pub struct CommonArgs {
     /// Session name (default: one session per working directory, so artifact ids keep counting there).
     #[arg(long)]

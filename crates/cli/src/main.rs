@@ -5,7 +5,9 @@ mod artifact_cmd;
 mod config;
 mod print;
 mod rpc;
+mod tui;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -16,8 +18,9 @@ pub const EXIT_REFUSED: u8 = 2;
 #[derive(Parser)]
 #[command(name = "bashrt", version, about = "The bash tool runtime of a coding agent")]
 struct Cli {
+    /// With no subcommand at a terminal: the terminal UI (`bashrt tui`).
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -30,6 +33,8 @@ enum Command {
     Schema,
     /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
     Rpc(rpc::RpcArgs),
+    /// The terminal UI: typed commands run as tool calls, !cmd in your session (the default at a terminal).
+    Tui(tui::TuiArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,13 +50,16 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Run(args) => print::run(args),
-        Command::Artifact(args) => artifact_cmd::run(args),
-        Command::Rpc(args) => rpc::run(args),
-        Command::Schema => {
+        Some(Command::Run(args)) => print::run(args),
+        Some(Command::Artifact(args)) => artifact_cmd::run(args),
+        Some(Command::Rpc(args)) => rpc::run(args),
+        Some(Command::Tui(args)) => tui::run(args),
+        Some(Command::Schema) => {
             println!("{:#}", bashrt_core::tool::params_schema());
             ExitCode::SUCCESS
         }
+        None if std::io::stdin().is_terminal() => tui::run(tui::TuiArgs::default()),
+        None => fail("no command given (at a terminal, bashrt alone starts the terminal UI); see bashrt --help"),
     }
 }
 

@@ -1,0 +1,393 @@
+//! The UI's state and what every event does to it: keys, pastes, resizes, a command's terminal
+//! opening, a command ending, a signal. No drawing and no waiting here — the loop in `lib.rs` draws
+//! after events and on frame ticks.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+
+use bashrt_core::artifact::ArtifactDir;
+use bashrt_core::exec::pty::PtyControl;
+use bashrt_core::tool::{BashParams, BashTool};
+use bashrt_core::view::format_size;
+use bashrt_core::{AgentSession, CancelToken};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::console::{console_size, Console, ConsoleAction, Screen};
+use crate::entry::{Entry, Kind, State};
+use crate::input::{Edit, LineEditor};
+use crate::pager::doc::Source;
+use crate::pager::{Pager, PagerAction};
+use crate::worker::{self, Done, Shared, ToolJob};
+use crate::AppEvent;
+
+/// Said when a command is typed while another runs.
+pub const BUSY: &str = "A command is already running. Press esc to cancel it first.";
+
+/// Environment variable of the test hook: `panic` makes the typed command `:panic` panic the UI,
+/// `error` makes `:error` end it with an error — so that tests can check the terminal is restored
+/// on those exits too.
+pub const FAULT_ENV: &str = "BASHRT_TUI_FAULT";
+
+/// What is drawn over the transcript.
+pub enum Overlay {
+    Console(Console),
+    Pager(Box<Pager>),
+}
+
+/// How the UI ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Quit {
+    /// Ctrl-D or `exit`.
+    Normal,
+    /// A signal asked it to (SIGTERM, SIGHUP, SIGINT).
+    Signal(i32),
+    /// The terminal failed, or the error test hook.
+    Error(String),
+}
+
+/// The command that runs now.
+struct Running {
+    id: u64,
+    index: usize,
+    cancel: CancelToken,
+    screen: Arc<Screen>,
+}
+
+/// What the UI runs commands with.
+pub struct Context {
+    pub tool: Arc<BashTool>,
+    /// `None` when the runtime keeps no state: `!cmd` is then unavailable.
+    pub session: Option<Arc<AgentSession>>,
+    pub session_error: Option<String>,
+    /// Where the UI started: tool calls resolve their cwd against it.
+    pub project_dir: PathBuf,
+    pub artifacts: Option<ArtifactDir>,
+    pub tool_names: Vec<String>,
+    pub events: Sender<AppEvent>,
+}
+
+pub struct App {
+    pub entries: Vec<Entry>,
+    pub input: LineEditor,
+    /// Rows scrolled back from the bottom of the transcript.
+    pub scroll: usize,
+    pub message: Option<String>,
+    pub overlay: Option<Overlay>,
+    pub quit: Option<Quit>,
+    running: Option<Running>,
+    ctx: Context,
+    next_id: u64,
+    size: (u16, u16),
+    home: Option<PathBuf>,
+}
+
+impl App {
+    pub fn new(ctx: Context, size: (u16, u16)) -> Self {
+        Self {
+            entries: Vec::new(),
+            input: LineEditor::default(),
+            scroll: 0,
+            message: None,
+            overlay: None,
+            quit: None,
+            running: None,
+            ctx,
+            next_id: 1,
+            size,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+        }
+    }
+
+    /// The entry of the running command.
+    pub fn running(&self) -> Option<&Entry> {
+        self.running.as_ref().and_then(|r| self.entries.get(r.index))
+    }
+
+    /// What changes between events: a running command's tail, its console, a pager at work.
+    pub fn live_generation(&self) -> Option<u64> {
+        let running = self.running.as_ref()?;
+        let entry = self.entries.get(running.index)?;
+        Some(entry.live.generation().wrapping_add(running.screen.generation()))
+    }
+
+    pub fn animating(&self) -> bool {
+        self.running.is_some() || matches!(&self.overlay, Some(Overlay::Pager(p)) if p.busy())
+    }
+
+    /// The session's directory, `~` for home: where `!cmd` runs next (and tool calls too).
+    pub fn prompt_dir(&self) -> String {
+        self.tilde(&self.session_cwd())
+    }
+
+    fn session_cwd(&self) -> PathBuf {
+        self.ctx.session.as_ref().map_or_else(|| self.ctx.project_dir.clone(), |s| s.cwd())
+    }
+
+    fn tilde(&self, path: &Path) -> String {
+        match self.home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+            Some(rest) if rest.as_os_str().is_empty() => "~".to_string(),
+            Some(rest) => format!("~/{}", rest.display()),
+            None => path.display().to_string(),
+        }
+    }
+
+    pub fn handle(&mut self, event: AppEvent) {
+        match event {
+            AppEvent::Term(Event::Key(key)) if key.kind != KeyEventKind::Release => self.key(&key),
+            AppEvent::Term(Event::Paste(text)) => match &mut self.overlay {
+                Some(Overlay::Console(console)) => console.paste(&text),
+                Some(Overlay::Pager(_)) => {}
+                None => self.input.insert_str(&text),
+            },
+            AppEvent::Term(Event::Resize(cols, rows)) => {
+                self.size = (cols, rows);
+                if let Some(Overlay::Console(console)) = &mut self.overlay {
+                    console.resize(cols, rows);
+                }
+            }
+            AppEvent::Term(_) => {}
+            AppEvent::TermError(e) => self.quit = Some(Quit::Error(e)),
+            AppEvent::Signal(signal) => {
+                self.cancel_running();
+                self.quit = Some(Quit::Signal(signal));
+            }
+            AppEvent::PtyStarted { id, control } => self.pty_started(id, control),
+            AppEvent::Done { id, done } => self.done(id, done),
+        }
+    }
+
+    /// Called every frame: keys the console program has not taken yet go out now.
+    pub fn tick(&mut self) {
+        match &mut self.overlay {
+            Some(Overlay::Console(console)) => console.flush(),
+            Some(Overlay::Pager(pager)) => pager.after_draw(),
+            None => {}
+        }
+    }
+
+    fn key(&mut self, key: &KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match &mut self.overlay {
+            Some(Overlay::Pager(pager)) => {
+                if pager.handle(key) == PagerAction::Close {
+                    self.overlay = None;
+                }
+                return;
+            }
+            Some(Overlay::Console(console)) => {
+                if console.key(key) == ConsoleAction::Kill {
+                    self.cancel_running();
+                }
+                return;
+            }
+            None => {}
+        }
+        self.message = None;
+        match key.code {
+            KeyCode::Esc => self.cancel_running(),
+            KeyCode::Char('c') if ctrl => {
+                if self.running.is_some() {
+                    self.cancel_running();
+                } else if !self.input.is_empty() {
+                    self.input.clear();
+                } else {
+                    self.message = Some("ctrl+d or exit to quit".into());
+                }
+            }
+            KeyCode::Char('d') if ctrl && self.input.is_empty() => {
+                self.cancel_running();
+                self.quit = Some(Quit::Normal);
+            }
+            KeyCode::Char('d') if ctrl => {
+                self.input.handle(&KeyEvent::new(KeyCode::Delete, KeyModifiers::NONE));
+            }
+            KeyCode::Char('o') if ctrl => self.expand_last(),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_add(self.page()),
+            KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(self.page()),
+            KeyCode::End if ctrl => self.scroll = 0,
+            _ => {
+                if let Edit::Submit(line) = self.input.handle(key) {
+                    self.submit(line);
+                }
+            }
+        }
+    }
+
+    fn page(&self) -> usize {
+        usize::from(self.size.1.saturating_sub(4)).max(1)
+    }
+
+    fn submit(&mut self, line: String) {
+        let line = line.trim().to_string();
+        if line.is_empty() {
+            return;
+        }
+        if line == "exit" {
+            self.cancel_running();
+            self.quit = Some(Quit::Normal);
+            return;
+        }
+        if let Some(quit) = fault(&line) {
+            self.quit = Some(quit);
+            return;
+        }
+        if self.running.is_some() {
+            self.message = Some(BUSY.into());
+            self.input.insert_str(&line);
+            return;
+        }
+        self.scroll = 0;
+        match line.strip_prefix('!') {
+            Some(command) => self.start_bang(command.trim()),
+            None => self.start_tool(&line),
+        }
+    }
+
+    fn shared(&self) -> Option<Shared> {
+        let cancel = CancelToken::new().ok()?;
+        let size = console_size(self.size.0, self.size.1);
+        Some(Shared { live: Default::default(), screen: Screen::new(size), cancel, events: self.ctx.events.clone() })
+    }
+
+    fn start_tool(&mut self, command: &str) {
+        let Some(shared) = self.shared() else {
+            self.message = Some("cannot create a cancel token (out of file descriptors?)".into());
+            return;
+        };
+        let cwd = self.session_cwd();
+        let differs = cwd != self.ctx.project_dir;
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut entry = Entry::new(
+            Kind::Tool,
+            command,
+            differs.then(|| self.tilde(&cwd)),
+            self.ctx.artifacts.as_ref().map(|a| a.path().to_path_buf()),
+        );
+        entry.live = shared.live.clone();
+        let job = ToolJob {
+            id,
+            tool: Arc::clone(&self.ctx.tool),
+            params: BashParams {
+                command: command.to_string(),
+                cwd: differs.then(|| cwd.display().to_string()),
+                ..Default::default()
+            },
+            session_cwd: self.ctx.project_dir.clone(),
+            artifacts: self.ctx.artifacts.clone(),
+            tool_names: self.ctx.tool_names.clone(),
+        };
+        let size = console_size(self.size.0, self.size.1);
+        self.launch(id, entry, &shared, |s| worker::spawn_tool(job, s, size));
+    }
+
+    fn start_bang(&mut self, command: &str) {
+        if command.is_empty() {
+            self.message = Some("!command runs the command in your session".into());
+            return;
+        }
+        let Some(session) = self.ctx.session.clone() else {
+            let why = self.ctx.session_error.clone().unwrap_or_else(|| "no session".into());
+            self.message = Some(format!("!command is unavailable: {why}"));
+            return;
+        };
+        let Some(shared) = self.shared() else {
+            self.message = Some("cannot create a cancel token (out of file descriptors?)".into());
+            return;
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut entry = Entry::new(Kind::Bang, command, None, Some(session.session().artifacts().path().to_path_buf()));
+        entry.live = shared.live.clone();
+        let command = command.to_string();
+        self.launch(id, entry, &shared, |s| worker::spawn_bang(id, session, command, s));
+    }
+
+    fn launch(&mut self, id: u64, entry: Entry, shared: &Shared, spawn: impl FnOnce(Shared) -> std::io::Result<()>) {
+        self.entries.push(entry);
+        let index = self.entries.len() - 1;
+        match spawn(shared.clone()) {
+            Ok(()) => {
+                self.running =
+                    Some(Running { id, index, cancel: shared.cancel.clone(), screen: Arc::clone(&shared.screen) })
+            }
+            Err(e) => self.entries[index].state = State::Failed(format!("cannot start a thread: {e}")),
+        }
+    }
+
+    fn cancel_running(&mut self) {
+        if let Some(running) = &self.running {
+            running.cancel.cancel();
+        }
+    }
+
+    fn pty_started(&mut self, id: u64, control: PtyControl) {
+        let Some(running) = self.running.as_ref().filter(|r| r.id == id) else { return };
+        let title = self.entries[running.index].command.clone();
+        let screen = Arc::clone(&running.screen);
+        // The terminal may have been resized since the command started.
+        let size = console_size(self.size.0, self.size.1);
+        screen.resize(size);
+        let _ = control.resize(size);
+        self.overlay = Some(Overlay::Console(Console::new(title, screen, control)));
+    }
+
+    fn done(&mut self, id: u64, done: Done) {
+        let Some(running) = self.running.take_if(|r| r.id == id) else { return };
+        if matches!(self.overlay, Some(Overlay::Console(_))) {
+            self.overlay = None;
+        }
+        let entry = &mut self.entries[running.index];
+        entry.state = match done {
+            Done::Tool(result) => State::Tool(result),
+            Done::Bang(result) => State::Bang(result),
+            Done::Failed(message) => State::Failed(message),
+        };
+    }
+
+    /// Ctrl-O: the pager over the newest finished command's full output.
+    fn expand_last(&mut self) {
+        let Some(entry) = self.entries.iter().rev().find(|e| !e.is_running()) else {
+            self.message = Some(if self.running.is_some() {
+                "ctrl+o expands a command once it has ended".into()
+            } else {
+                "nothing to expand yet".into()
+            });
+            return;
+        };
+        match open_pager(entry) {
+            Ok(pager) => self.overlay = Some(Overlay::Pager(Box::new(pager))),
+            Err(e) => self.message = Some(format!("cannot open the output: {e}")),
+        }
+    }
+}
+
+/// The pager of `entry`: its artifact, else the output the UI kept, else only what the model saw.
+pub fn open_pager(entry: &Entry) -> std::io::Result<Pager> {
+    let sigil = if entry.kind == Kind::Tool { "$" } else { "!" };
+    let title = format!("{sigil} {}", entry.command);
+    let model = entry.model_text().unwrap_or_default();
+    let (full, note) = match entry.artifact_path() {
+        Some(path) => {
+            let size = std::fs::metadata(&path).map(|m| format_size(m.len())).unwrap_or_default();
+            let id = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('.').next()).unwrap_or("?");
+            (Some((Source::open(&path)?, format!("full output, artifact://{id} ({size})"))), None)
+        }
+        None => match entry.live.captured() {
+            Some(bytes) => (Some((Source::Memory(bytes.into()), "full output".to_string())), None),
+            None => (None, Some("the full output was not kept (no artifact)".to_string())),
+        },
+    };
+    Pager::new(title, full, model, note)
+}
+
+/// The test hook (see [`FAULT_ENV`]).
+fn fault(line: &str) -> Option<Quit> {
+    let hook = std::env::var(FAULT_ENV).ok()?;
+    match (hook.as_str(), line) {
+        ("panic", ":panic") => panic!("test hook: the UI panics"),
+        ("error", ":error") => Some(Quit::Error("test hook: the UI fails".into())),
+        _ => None,
+    }
+}
