@@ -135,6 +135,41 @@ pub fn wrap(cells: &[Cell], width: usize) -> Vec<Vec<Cell>> {
     rows
 }
 
+/// [`wrap`] for prose (notices, warnings): a row breaks after the last space that fits, when it has one.
+pub fn wrap_words(cells: &[Cell], width: usize) -> Vec<Vec<Cell>> {
+    let width = width.max(1);
+    let mut rows: Vec<Vec<Cell>> = vec![Vec::new()];
+    let mut used = 0;
+    for &(c, style) in cells {
+        let w = c.width().unwrap_or(0);
+        if used + w > width && used > 0 && c == ' ' {
+            rows.push(Vec::new());
+            used = 0;
+            continue;
+        }
+        if used + w > width && used > 0 {
+            let row = rows.last_mut().map(std::mem::take).unwrap_or_default();
+            let (kept, moved) = match row.iter().rposition(|cell| cell.0 == ' ') {
+                Some(space) if space > 0 => (row[..space].to_vec(), row[space + 1..].to_vec()),
+                _ => (row, Vec::new()),
+            };
+            if let Some(last) = rows.last_mut() {
+                *last = kept;
+            }
+            used = moved.iter().map(|cell| cell.0.width().unwrap_or(0)).sum();
+            rows.push(moved);
+        }
+        if used == 0 && c == ' ' && rows.len() > 1 {
+            continue;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push((c, style));
+        }
+        used += w;
+    }
+    rows
+}
+
 /// A row of cells as a line, after `prefix`; each cell's style is patched onto `base`.
 pub fn line(prefix: Vec<Span<'static>>, row: &[Cell], base: Style) -> Line<'static> {
     let mut spans = prefix;
@@ -208,6 +243,9 @@ mod tests {
         let rows: Vec<String> = rows.iter().map(|r| text(r)).collect();
         assert_eq!(rows, ["abcd", "ef日", "本"]);
         assert_eq!(wrap(&[], 4).len(), 1);
+        let words: Vec<String> =
+            wrap_words(&plain("full output: artifact://1", Style::default()), 13).iter().map(|r| text(r)).collect();
+        assert_eq!(words, ["full output:", "artifact://1"]);
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(duration(123_456), "2m03s");
     }

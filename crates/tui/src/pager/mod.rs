@@ -293,7 +293,7 @@ impl Pager {
             top = end_top(view, progress.rows, body.width as usize, body.height as usize);
         }
 
-        let gutter = thousands(progress.lines.max(1)).len() + 1;
+        let gutter = gutter(&progress);
         let width = (body.width as usize).saturating_sub(gutter + 1).max(1);
         let rows = view.doc.rows(top, body.height as usize).unwrap_or_default();
         let regex = self.search.as_ref().map(|s| &s.regex);
@@ -369,13 +369,19 @@ impl Pager {
         let view = self.view_mut();
         let progress = view.doc.progress();
         if view.follow_end {
-            let gutter = thousands(progress.lines.max(1)).len() + 1;
-            view.top = end_top(view, progress.rows, width.saturating_sub(gutter).max(1) + gutter, height);
+            view.top = end_top(view, progress.rows, width, height);
             if progress.done {
                 view.follow_end = false;
             }
         }
     }
+}
+
+/// Width of the line-number column: the largest number it can show (while indexing, the byte count
+/// bounds the line count), so the text does not shift as the index grows.
+fn gutter(progress: &doc::Progress) -> usize {
+    let most = if progress.done { progress.lines } else { progress.len.max(progress.lines) };
+    thousands(most.max(1)).len() + 1
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -386,17 +392,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 fn end_top(view: &View, rows: u64, width: usize, height: usize) -> u64 {
     let start = rows.saturating_sub(height as u64);
     let tail = view.doc.rows(start, height).unwrap_or_default();
-    let gutter = thousands(view.doc.progress().lines.max(1)).len() + 1;
-    let inner = width.saturating_sub(gutter + 1).max(1);
+    let inner = width.saturating_sub(gutter(&view.doc.progress()) + 1).max(1);
     let mut used = 0;
-    let mut top = rows;
+    let mut top = start + tail.len() as u64;
     for row in tail.iter().rev() {
         let h = text::wrap(&text::cells(&row.bytes, false), inner).len();
         if used + h > height && used > 0 {
             break;
         }
         used += h;
-        top -= 1;
+        top = top.saturating_sub(1);
     }
     top
 }

@@ -91,7 +91,7 @@ fn draw_transcript(frame: &mut Frame<'_>, app: &App, area: Rect) {
 fn banner(width: usize) -> Vec<Line<'static>> {
     let text = "bashrt — type a command to run it as a model's tool call; !command runs it in your session \
                 (cd and variables persist). ctrl+o expands the last output, ctrl+d quits.";
-    let rows = text::wrap(&text::plain(text, Style::default().add_modifier(Modifier::DIM)), width);
+    let rows = text::wrap_words(&text::plain(text, Style::default().add_modifier(Modifier::DIM)), width);
     let mut lines: Vec<Line<'static>> = rows.iter().map(|r| text::line(vec![], r, Style::default())).collect();
     lines.push(Line::raw(""));
     lines
@@ -193,7 +193,7 @@ pub fn running_status(started: Instant, now: Instant, template: &str) -> Line<'s
 pub fn warning(text: &str, width: usize) -> Vec<Line<'static>> {
     let style = Style::default().fg(Color::Yellow);
     let cells = text::plain(&format!("⚠ {text}"), style);
-    text::wrap(&cells, width.saturating_sub(INDENT.len()).max(1))
+    text::wrap_words(&cells, width.saturating_sub(INDENT.len()).max(1))
         .iter()
         .map(|row| text::line(vec![Span::raw(INDENT)], row, Style::default()))
         .collect()

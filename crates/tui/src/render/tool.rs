@@ -75,8 +75,11 @@ fn finished(result: &ToolResult, width: usize, out: &mut Vec<Line<'static>>) {
         };
         out.extend(warning(&format!("Truncated: {shown}{reason}{full}"), width));
     }
+    let note = Style::default().add_modifier(Modifier::DIM);
     for notice in notices.iter().filter(|n| !n.starts_with("[Showing ") && !is_ending(n)) {
-        out.push(dim(format!("{INDENT}{notice}")));
+        for row in text::wrap_words(&text::plain(notice, note), width.saturating_sub(INDENT.len()).max(1)) {
+            out.push(text::line(vec![Span::raw(INDENT)], &row, Style::default()));
+        }
     }
     out.push(footer(result));
 }
