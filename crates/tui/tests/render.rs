@@ -180,11 +180,11 @@ fn tool_call_expanded_reads_the_full_output_from_the_artifact() {
     );
     // End jumps to the last line, once the index has reached it.
     pager.handle(&KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
-    let mut screen = draw(&mut pager);
+    draw(&mut pager);
     while pager.busy() {
-        screen = draw(&mut pager);
+        draw(&mut pager);
     }
-    screen = draw(&mut pager);
+    let screen = draw(&mut pager);
     assert_eq!(screen[1..5], ["  99,997 99997", "  99,998 99998", "  99,999 99999", " 100,000 100000"]);
     assert!(screen[5].starts_with("line 99,997 of 100,000 · tab: what the model saw"), "{}", screen[5]);
     // Tab: exactly what the model saw (its tail and the notice).
