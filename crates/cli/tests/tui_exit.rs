@@ -1,0 +1,60 @@
+//! Every way out of `bashrt tui` — Ctrl-D, `exit`, an error, a panic, SIGTERM, SIGHUP — restores the
+//! terminal (main screen, cursor, cooked mode) and leaves no process behind.
+
+mod common;
+mod tui_support;
+
+use tui_support::{unique_sleep, wait_gone, wait_running, Term};
+
+/// Starts the UI with a command running, leaves it by `leave`, checks the status and the terminal.
+fn leave_while_running(tag: u32, vars: &[(&str, &str)], leave: impl FnOnce(&Term), status: i32) {
+    let term = Term::new(100, 30);
+    term.start(&[], vars);
+    let sleep = unique_sleep(tag);
+    term.type_line(&format!("!{sleep}"));
+    wait_running(&sleep);
+    leave(&term);
+    term.assert_restored(status);
+    wait_gone(&sleep);
+}
+
+#[test]
+fn ctrl_d_leaves_and_ends_the_running_command() {
+    leave_while_running(1, &[], |t| t.keys(&["C-d"]), 0);
+}
+
+#[test]
+fn exit_typed_leaves() {
+    let term = Term::new(100, 30);
+    term.start(&[], &[]);
+    term.type_line("exit");
+    term.assert_restored(0);
+}
+
+#[test]
+fn sigterm_and_sighup_restore_the_terminal() {
+    leave_while_running(
+        2,
+        &[],
+        |t| {
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(t.bashrt_pid()), nix::sys::signal::Signal::SIGTERM)
+                .unwrap()
+        },
+        143,
+    );
+    leave_while_running(
+        3,
+        &[],
+        |t| {
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(t.bashrt_pid()), nix::sys::signal::Signal::SIGHUP)
+                .unwrap()
+        },
+        129,
+    );
+}
+
+#[test]
+fn an_error_and_a_panic_restore_the_terminal() {
+    leave_while_running(4, &[("BASHRT_TUI_FAULT", "error")], |t| t.type_line(":error"), 1);
+    leave_while_running(5, &[("BASHRT_TUI_FAULT", "panic")], |t| t.type_line(":panic"), 101);
+}

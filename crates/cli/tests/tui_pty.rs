@@ -1,0 +1,47 @@
+//! The PTY console of `bashrt tui` in a real terminal (tmux): an interactive program typed into and
+//! left, esc killing a session, and a resize reaching the program.
+
+mod common;
+mod tui_support;
+
+use tui_support::Term;
+
+const PTY: &[&str] = &["--set", "bash.virtualTerminal=on"];
+
+#[test]
+fn a_python_repl_runs_in_the_console() {
+    let term = Term::new(100, 30);
+    term.start(PTY, &[]);
+    term.type_line("python3 -q");
+    term.wait_for("the console", |s| s.contains("┌ $ python3 -q") && s.contains(">>>"));
+    term.type_line("6*7");
+    term.wait_for("the answer", |s| s.contains("42"));
+    term.type_line("exit()");
+    let screen = term.wait_for("the result", |s| s.contains("✓ exit 0") && !s.contains("┌ $"));
+    // The transcript keeps what the program printed, as the model saw it.
+    assert!(screen.contains(">>> 6*7") && screen.contains("\n  42\n"), "{screen}");
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}
+
+#[test]
+fn esc_kills_the_session_and_a_resize_reaches_the_program() {
+    let term = Term::new(100, 30);
+    term.start(PTY, &[]);
+    term.type_line("bash --norc --noprofile -i");
+    term.wait_for("the console", |s| s.contains("┌ $ bash --norc --noprofile -i"));
+    term.type_line("stty size");
+    // The program's terminal: the UI's, less the border and the status line.
+    let (w, h): (u16, u16) =
+        (term.format("#{pane_width}").parse().unwrap(), term.format("#{pane_height}").parse().unwrap());
+    term.wait_for("the first size", |s| s.contains(&format!("│{} {}", h - 3, w - 2)));
+    term.resize(90, 25);
+    term.wait_for("the redraw", |s| s.lines().count() <= 25 && s.contains("┌ $ bash"));
+    term.type_line("stty size");
+    term.wait_for("the new size", |s| s.contains(&format!("│{} {}", 25 - 3, 90 - 2)));
+    term.keys(&["Escape"]);
+    let screen = term.wait_for("the kill", |s| s.contains("⊘ cancelled") && !s.contains("┌ $"));
+    assert!(screen.contains(&format!("  {} {}", 22, 88)), "{screen}");
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}

@@ -1,0 +1,91 @@
+//! `bashrt tui` in a real terminal (tmux): tool calls and their expanded view, session commands,
+//! cancelling, and a flood of output while the UI keeps answering.
+
+mod common;
+mod tui_support;
+
+use tui_support::{unique_sleep, wait_gone, wait_running, Term};
+
+#[test]
+fn a_truncated_tool_call_expands_to_its_last_line_from_the_artifact() {
+    let term = Term::new(100, 30);
+    term.start(&[], &[]);
+    term.type_line("seq 1 200000");
+    let screen = term.wait_for("the result", |s| s.contains("✓ exit 0"));
+    assert!(screen.contains("⚠ Truncated: showing lines"), "{screen}");
+    assert!(screen.contains("full output: artifact://1"), "{screen}");
+    assert!(screen.contains("ctrl+o to expand"), "{screen}");
+    term.keys(&["C-o"]);
+    term.wait_for("the pager", |s| s.contains("full output, artifact://1") && s.contains("      1 1"));
+    term.keys(&["End"]);
+    let screen = term.wait_for("the last line", |s| s.contains(" 200,000 200000"));
+    assert!(screen.contains("line 199,9"), "{screen}");
+    // Tab: what the model saw; q: back to the transcript.
+    term.keys(&["Tab"]);
+    term.wait_for("the model's view", |s| s.contains("— what the model saw"));
+    term.keys(&["q"]);
+    term.wait_for("the transcript", |s| s.contains("$ seq 1 200000") && s.contains("work $"));
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}
+
+#[test]
+fn a_cd_in_the_session_persists_and_shows_in_the_prompt() {
+    let term = Term::new(100, 30);
+    term.start(&[], &[]);
+    term.type_line("!cd /usr/share");
+    term.wait_for("the new prompt", |s| s.contains("/usr/share $"));
+    term.type_line("!pwd");
+    let screen = term.wait_for("pwd", |s| s.contains("! pwd") && s.matches("✓ exit 0").count() == 2);
+    assert!(screen.contains("\n  /usr/share\n"), "{screen}");
+    // A tool call runs where the prompt says, and its call line says so.
+    term.type_line("pwd");
+    let screen = term.wait_for("the tool call", |s| s.contains("$ pwd  (in /usr/share)") && s.contains("timeout 300s"));
+    assert_eq!(screen.matches("\n  /usr/share\n").count(), 2, "{screen}");
+    term.type_line("exit");
+    term.assert_restored(0);
+}
+
+#[test]
+fn esc_cancels_a_running_command_and_its_process_is_gone() {
+    let term = Term::new(100, 30);
+    term.start(&[], &[]);
+    let sleep = unique_sleep(1);
+    term.type_line(&sleep);
+    let pid = wait_running(&sleep);
+    assert!(pid > 0);
+    term.keys(&["Escape"]);
+    let screen = term.wait_for("the cancel", |s| s.contains("⊘ cancelled"));
+    assert!(screen.contains(&format!("$ {sleep}")), "{screen}");
+    wait_gone(&sleep);
+    // A session command too.
+    let sleep = unique_sleep(2);
+    term.type_line(&format!("!{sleep}"));
+    wait_running(&sleep);
+    term.keys(&["C-c"]);
+    term.wait_for("the cancel", |s| s.contains("⊘ (cancelled)"));
+    wait_gone(&sleep);
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}
+
+#[test]
+fn a_yes_flood_is_cancelled_while_the_ui_still_answers() {
+    let term = Term::new(100, 30);
+    term.start(&[], &[]);
+    term.type_line("yes");
+    term.wait_for("the flood", |s| s.contains("running") && s.contains("\n  y\n"));
+    // The UI answers while the flood runs: typed text shows, and a second command is refused clearly.
+    term.type_line("echo after");
+    let screen =
+        term.wait_for("the refusal", |s| s.contains("A command is already running. Press esc to cancel it first."));
+    assert!(screen.contains("work $ echo after"), "the line typed during the flood is kept:\n{screen}");
+    term.keys(&["Escape"]);
+    let screen = term.wait_for("the cancel", |s| s.contains("⊘ cancelled"));
+    assert!(screen.contains("⚠ Truncated: showing lines"), "{screen}");
+    wait_gone("yes");
+    term.keys(&["Enter"]);
+    term.wait_for("the next command", |s| s.contains("$ echo after") && s.contains("\n  after\n"));
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}
