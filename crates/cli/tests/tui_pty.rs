@@ -36,7 +36,10 @@ fn esc_kills_the_session_and_a_resize_reaches_the_program() {
         (term.format("#{pane_width}").parse().unwrap(), term.format("#{pane_height}").parse().unwrap());
     term.wait_for("the first size", |s| s.contains(&format!("│{} {}", h - 3, w - 2)));
     term.resize(90, 25);
-    term.wait_for("the redraw", |s| s.lines().count() <= 25 && s.contains("┌ $ bash"));
+    // The console is drawn at the new width only after the UI has resized the program's terminal.
+    term.wait_for("the console at the new size", |s| {
+        s.lines().any(|l| l.starts_with("┌ $ bash") && l.ends_with('┐') && l.chars().count() == 90)
+    });
     term.type_line("stty size");
     term.wait_for("the new size", |s| s.contains(&format!("│{} {}", 25 - 3, 90 - 2)));
     term.keys(&["Escape"]);

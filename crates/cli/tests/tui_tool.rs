@@ -44,6 +44,14 @@ fn a_cd_in_the_session_persists_and_shows_in_the_prompt() {
     assert_eq!(screen.matches("\n  /usr/share\n").count(), 2, "{screen}");
     term.type_line("exit");
     term.assert_restored(0);
+    // The session's `!` commands are in the history of the next start, newest first.
+    term.start(&[], &[]);
+    term.keys(&["Up"]);
+    term.wait_for("the last session command", |s| s.contains("$ !pwd"));
+    term.keys(&["Up"]);
+    term.wait_for("the one before", |s| s.contains("$ !cd /usr/share"));
+    term.keys(&["C-u", "C-d"]);
+    term.assert_restored(0);
 }
 
 #[test]

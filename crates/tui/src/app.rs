@@ -29,6 +29,9 @@ pub const BUSY: &str = "A command is already running. Press esc to cancel it fir
 /// on those exits too.
 pub const FAULT_ENV: &str = "BASHRT_TUI_FAULT";
 
+/// Earlier session commands loaded into the history at start.
+const HISTORY: usize = 500;
+
 /// What is drawn over the transcript.
 pub enum Overlay {
     Console(Console),
@@ -84,9 +87,16 @@ pub struct App {
 
 impl App {
     pub fn new(ctx: Context, size: (u16, u16)) -> Self {
+        // The session's earlier `!` commands (its log survives restarts) start the history.
+        let history = ctx.session.as_ref().map_or_else(Vec::new, |s| {
+            let mut commands: Vec<String> = s.history().into_iter().map(|e| format!("!{}", e.command)).collect();
+            commands.dedup();
+            let keep = commands.len().saturating_sub(HISTORY);
+            commands.split_off(keep)
+        });
         Self {
             entries: Vec::new(),
-            input: LineEditor::default(),
+            input: LineEditor::with_history(history),
             scroll: 0,
             message: None,
             overlay: None,

@@ -28,6 +28,11 @@ pub struct LineEditor {
 }
 
 impl LineEditor {
+    /// An empty line whose history starts with `history` (oldest first).
+    pub fn with_history(history: Vec<String>) -> Self {
+        Self { history, ..Self::default() }
+    }
+
     pub fn text(&self) -> String {
         self.chars.iter().collect()
     }
