@@ -42,11 +42,13 @@ pub fn bang_lines(entry: &Entry, width: usize, now: Instant) -> Vec<Line<'static
     out
 }
 
-/// The line's cells, cut at [`MAX_LINE_CHARS`] with ` … [N chars omitted]`. Bytes past what the live
-/// tail kept of a very long line count as one character each.
+/// The line's cells, cut at [`MAX_LINE_CHARS`] with ` … [N chars omitted]`. Bytes of a very long line
+/// past those looked at count as one character each.
 fn clamped(line: &TailLine) -> Vec<Cell> {
-    let mut cells = text::cells(&line.bytes, true);
-    let unseen = line.len.saturating_sub(line.bytes.len() as u64);
+    // Enough bytes for the characters shown and their colours; a frame never works through more.
+    let looked = line.bytes.len().min(MAX_LINE_CHARS * 4 + 1024);
+    let mut cells = text::cells(&line.bytes[..looked], true);
+    let unseen = line.len.saturating_sub(looked as u64);
     let over = (cells.len() as u64).saturating_sub(MAX_LINE_CHARS as u64) + unseen;
     if over > 0 {
         cells.truncate(MAX_LINE_CHARS);

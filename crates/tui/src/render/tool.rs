@@ -14,7 +14,6 @@ use ratatui::text::{Line, Span};
 
 use super::{call_lines, dim, hint_line, preview_rows, running_status, warning, Row, INDENT};
 use crate::entry::{Entry, State};
-use crate::live::KEEP_LINES;
 use crate::text::{self, thousands};
 
 /// Visual rows of output in a collapsed tool call.
@@ -25,8 +24,14 @@ pub fn tool_lines(entry: &Entry, width: usize, now: Instant) -> Vec<Line<'static
     let mut out = call_lines("$ ", Color::Cyan, &entry.command, entry.cwd.as_deref(), width);
     match &entry.state {
         State::Running { started } => {
-            let snap = entry.live.snapshot(KEEP_LINES);
-            let rows: Vec<Row> = snap.lines.iter().map(|l| text::cells(&l.bytes, false)).collect();
+            let snap = entry.live.snapshot(PREVIEW_ROWS);
+            // Only a line's end can be on screen: a frame never works through a 64 KiB line.
+            let tail_bytes = PREVIEW_ROWS * width.max(1) * 4;
+            let rows: Vec<Row> = snap
+                .lines
+                .iter()
+                .map(|l| text::cells(&l.bytes[l.bytes.len().saturating_sub(tail_bytes)..], false))
+                .collect();
             let (shown, used) = preview_rows(&rows, width, PREVIEW_ROWS);
             let hidden = snap.total_lines.saturating_sub(used as u64);
             if hidden > 0 {
