@@ -2,7 +2,7 @@
 //! programs that need a terminal (a REPL, a full-screen tool, a password-less `ssh` menu).
 //!
 //! Promises: the same shell, prefix, snapshot and environment as the pipe path (the run stage builds
-//! one request for both); the program's output is sanitized ([`sanitize`]: CRLF/CR to LF, colours kept,
+//! one request for both); the program's output is sanitized (CRLF/CR to LF, colours kept,
 //! other escapes dropped) into the same sink, with the same artifact spill; the UI gets the raw bytes
 //! for its terminal emulator; a start or runtime error writes `PTY error: <message>` and the command
 //! ends with no exit status ([`Outcome::Error`]); the deadline and a cancel kill the whole tree as on
