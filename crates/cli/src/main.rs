@@ -3,6 +3,7 @@
 
 mod artifact_cmd;
 mod config;
+mod gc_cmd;
 mod print;
 mod rpc;
 
@@ -28,6 +29,8 @@ enum Command {
     Artifact(artifact_cmd::ArtifactArgs),
     /// Print the JSON Schema of the bash tool's parameters.
     Schema,
+    /// Bring the state directory under its budget (`state.maxBytes`), or show what that would remove.
+    Gc(gc_cmd::GcArgs),
     /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
     Rpc(rpc::RpcArgs),
 }
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Run(args) => print::run(args),
         Command::Artifact(args) => artifact_cmd::run(args),
         Command::Rpc(args) => rpc::run(args),
+        Command::Gc(args) => gc_cmd::run(args),
         Command::Schema => {
             println!("{:#}", bashrt_core::tool::params_schema());
             ExitCode::SUCCESS

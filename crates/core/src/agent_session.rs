@@ -66,6 +66,10 @@ pub struct BashResult {
     /// Why nothing ran (shell missing, cwd gone), when that is the case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why this command could not be added to the session's log (full disk, read-only state
+    /// directory), when it could not: the command ran, but `get_history` will not list it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_error: Option<String>,
 }
 
 /// One line of the session log.
@@ -118,6 +122,10 @@ pub struct AgentSession {
 impl AgentSession {
     /// Made by [`Runtime::session`].
     pub(crate) fn new(runtime: Arc<Runtime>, session: Session, cwd: PathBuf) -> Self {
+        // In use from now until dropped: the state directory's budget never removes it meanwhile.
+        if let Some(retention) = runtime.retention() {
+            retention.hold(session.dir());
+        }
         Self { runtime, session, cwd: Mutex::new(cwd), log: Mutex::new(()) }
     }
 
@@ -145,12 +153,12 @@ impl AgentSession {
     pub fn execute_bash(&self, command: &str, options: BashOptions<'_>) -> BashResult {
         let started_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
         let cwd = self.cwd();
-        let result = self.run(command, &cwd, options);
+        let mut result = self.run(command, &cwd, options);
         if result.error.is_none() {
             if let Ok(path) = std::fs::canonicalize(&result.cwd) {
                 *self.cwd.lock().unwrap_or_else(PoisonError::into_inner) = path;
             }
-            self.append_log(&LogEntry {
+            result.log_error = self.append_log(&LogEntry {
                 started_ms,
                 command: command.to_string(),
                 cwd: cwd.display().to_string(),
@@ -202,19 +210,21 @@ impl AgentSession {
         }
     }
 
-    /// Appends one line; a failure to log is reported on stderr by tracing, never fatal.
-    fn append_log(&self, entry: &LogEntry) {
+    /// Appends one line; a failure is returned for the result to report (and logged), never fatal.
+    fn append_log(&self, entry: &LogEntry) -> Option<String> {
         let _guard = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(self.session.dir())?;
-            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(self.log_path())?;
+            crate::private_dir::ensure(self.session.dir())?;
+            let dir = crate::private_dir::open_dir(self.session.dir())?;
+            let mut file = crate::private_dir::append_in(&dir, LOG_FILE)?;
             let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
             line.push(b'\n');
             file.write_all(&line)
         };
-        if let Err(e) = write() {
-            tracing::warn!("cannot append to session log {}: {e}", self.log_path().display());
-        }
+        let error = write().err()?;
+        let text = format!("cannot append to the session log {}: {error}", self.log_path().display());
+        tracing::warn!("{text}");
+        Some(text)
     }
 
     /// What ran in this session, oldest first (lines that can't be read are skipped).
@@ -223,9 +233,21 @@ impl AgentSession {
     }
 }
 
+impl Drop for AgentSession {
+    /// The session ended: its directory now counts as any other against the state directory's budget.
+    fn drop(&mut self) {
+        if let Some(retention) = self.runtime.retention() {
+            retention.release(self.session.dir());
+        }
+    }
+}
+
+/// The session log's file name, in the session's directory.
+const LOG_FILE: &str = "bash.jsonl";
+
 /// Where a session's log lives.
 pub fn log_file(session: &Session) -> PathBuf {
-    session.dir().join("bash.jsonl")
+    session.dir().join(LOG_FILE)
 }
 
 /// Reads a session log; a missing file is an empty history.
@@ -273,6 +295,7 @@ fn shape_bash_result(report: RunReport<'_>) -> BashResult {
         background_processes: report.background,
         artifact_error: shaped.artifact_error,
         error: None,
+        log_error: None,
     }
 }
 
@@ -297,5 +320,6 @@ fn refused(cwd: &Path, error: String) -> BashResult {
         background_processes: 0,
         artifact_error: None,
         error: Some(error),
+        log_error: None,
     }
 }

@@ -60,6 +60,7 @@ mod private_dir;
 mod process;
 mod reaper;
 pub mod result;
+pub mod retention;
 mod run;
 mod runtime;
 pub mod session;

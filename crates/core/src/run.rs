@@ -10,15 +10,17 @@
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::artifact::{ArtifactAllocator, ArtifactDir};
+use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactDir, NewArtifact};
 use crate::cancel::CancelToken;
 use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMode};
 use crate::feed::{ChunkCallback, Feed, UpdateCallback};
 use crate::result::{Limits, RunReport};
 use crate::runtime::Runtime;
-use crate::sink::{OutputSink, SinkConfig};
+use crate::sink::{OutputSink, SinkConfig, Spill};
 use crate::validate::Timeout;
 use crate::view::{model_view, View, ViewOptions};
 
@@ -57,10 +59,15 @@ pub(crate) enum RunError {
 }
 
 /// Runs `spec` on `runtime` and returns what shaping needs.
-pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunReport<'a>, RunError> {
+pub(crate) fn run<'a>(runtime: &Arc<Runtime>, spec: RunSpec<'a, '_>) -> Result<RunReport<'a>, RunError> {
     let settings = runtime.settings();
     let shell = runtime.shell()?;
-    let allocator = spec.artifacts.map(|d| Box::new(d.allocator()) as Box<dyn ArtifactAllocator>);
+    let reserved = Arc::new(AtomicU64::new(0));
+    let allocator = spec.artifacts.map(|dir| {
+        let runtime = Arc::clone(runtime);
+        Box::new(BudgetedAllocator { runtime, dir: dir.clone(), reserved: Arc::clone(&reserved) })
+            as Box<dyn ArtifactAllocator>
+    });
     let sink =
         OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: spec.limits.head }, allocator);
     let extra: Vec<(&str, OsString)> =
@@ -92,8 +99,10 @@ pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunRep
     if hides || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. }) {
         sink.ensure_spilled();
     }
+    let output = sink.finish();
+    settle_spill(runtime, spec.artifacts, output.spill(), reserved.load(Ordering::Relaxed));
     Ok(RunReport {
-        output: sink.finish(),
+        output,
         limits: spec.limits,
         outcome: execution.outcome,
         duration_ms: execution.duration.as_millis() as u64,
@@ -106,4 +115,53 @@ pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunRep
         artifacts_available: spec.artifacts.is_some(),
         shell: execution.shell,
     })
+}
+
+/// Allocates artifacts in the session's directory after reserving room for one under the state
+/// directory's budget (the most an artifact can hold), and marks the session as in use.
+struct BudgetedAllocator {
+    runtime: Arc<Runtime>,
+    dir: ArtifactDir,
+    reserved: Arc<AtomicU64>,
+}
+
+impl ArtifactAllocator for BudgetedAllocator {
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
+        if let Some(retention) = self.runtime.retention() {
+            if let Some(session) = self.dir.path().parent() {
+                retention.hold(session);
+            }
+            let room = self.runtime.settings().max_artifact_bytes;
+            if let Some(plan) = retention.reserve(room) {
+                tracing::info!(
+                    "state directory over budget: removed {} item(s), {} bytes",
+                    plan.removals.len(),
+                    plan.freed_bytes()
+                );
+            }
+            self.reserved.store(room, Ordering::Relaxed);
+        }
+        self.dir.allocator().allocate()
+    }
+}
+
+/// Gives back the reservation, and removes an artifact whose writing failed (a full disk): it holds an
+/// unknown prefix of the output and must never be served as the full output; the result already says
+/// the output could not be kept.
+fn settle_spill(runtime: &Runtime, dir: Option<&ArtifactDir>, spill: &Spill, reserved: u64) {
+    let written = match spill {
+        Spill::Written { bytes, .. } => *bytes,
+        Spill::Failed { id: Some(id), .. } => {
+            if let Some(dir) = dir {
+                if let Err(e) = dir.remove(*id) {
+                    tracing::warn!("cannot remove the incomplete artifact {}: {e}", id.url());
+                }
+            }
+            0
+        }
+        _ => 0,
+    };
+    if let Some(retention) = runtime.retention().filter(|_| reserved > 0) {
+        retention.settle(reserved, written);
+    }
 }

@@ -52,7 +52,19 @@ pub struct Settings {
     /// `bash.snapshot`: load the user's aliases, functions and options (from an interactive bash's view
     /// of `~/.bashrc`) into the shells that run commands.
     pub snapshot: bool,
+    /// `artifacts.maxBytes`: the most one artifact keeps; past it, its head and a rolling tail.
+    pub max_artifact_bytes: u64,
+    /// `state.maxBytes`: the most the whole state directory may hold; the least recently used sessions
+    /// (never a live one), then the oldest artifacts, are removed to stay under it.
+    pub state_budget_bytes: u64,
 }
+
+/// Default of `artifacts.maxBytes`: enough for any build log a person would read, small enough that a
+/// runaway `yes` cannot fill a disk.
+pub const DEFAULT_MAX_ARTIFACT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Default of `state.maxBytes`.
+pub const DEFAULT_STATE_BUDGET_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -69,6 +81,8 @@ impl Default for Settings {
             non_interactive_env: true,
             env: Vec::new(),
             snapshot: true,
+            max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
+            state_budget_bytes: DEFAULT_STATE_BUDGET_BYTES,
         }
     }
 }
@@ -87,6 +101,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
     ("bash.env", "object of string values: extra environment for every command"),
     ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
+    (
+        "artifacts.maxBytes",
+        "bytes, default 268435456 (256 MiB): the most one artifact keeps (its head and tail past it)",
+    ),
+    ("state.maxBytes", "bytes, default 2147483648 (2 GiB): the budget of the whole state directory"),
 ];
 
 /// Why settings could not be loaded. Each names the file or the key at fault.
@@ -199,6 +218,15 @@ impl Settings {
                 self.non_interactive_env = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
             }
             "bash.snapshot" => self.snapshot = as_bool(&value).ok_or_else(|| bad("expected true or false"))?,
+            "artifacts.maxBytes" => {
+                self.max_artifact_bytes =
+                    as_count(&value).filter(|v| *v >= 4096).ok_or_else(|| bad("expected an integer ≥ 4096"))?
+            }
+            "state.maxBytes" => {
+                self.state_budget_bytes = as_count(&value)
+                    .filter(|v| *v >= 1024 * 1024)
+                    .ok_or_else(|| bad("expected an integer ≥ 1048576"))?
+            }
             "bash.env" => {
                 let Value::Object(map) = value else { return Err(bad("expected an object of strings")) };
                 let mut env = Vec::new();
