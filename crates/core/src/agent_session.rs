@@ -78,8 +78,11 @@ pub struct BashResult {
 pub struct LogEntry {
     /// Milliseconds since the Unix epoch when the command started.
     pub started_ms: u64,
-    /// The command as typed.
+    /// The command as typed (cut at [`LOG_COMMAND_MAX`] bytes).
     pub command: String,
+    /// The command's full length, when it was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_bytes: Option<u64>,
     /// Where it started.
     pub cwd: String,
     /// Its exit status, when it exited.
@@ -158,9 +161,16 @@ impl AgentSession {
             if let Ok(path) = std::fs::canonicalize(&result.cwd) {
                 *self.cwd.lock().unwrap_or_else(PoisonError::into_inner) = path;
             }
+            let (command, command_bytes) = if command.len() > LOG_COMMAND_MAX {
+                let cut = crate::sink::complete_utf8_len(&command.as_bytes()[..LOG_COMMAND_MAX]);
+                (command[..cut].to_string(), Some(command.len() as u64))
+            } else {
+                (command.to_string(), None)
+            };
             result.log_error = self.append_log(&LogEntry {
                 started_ms,
-                command: command.to_string(),
+                command,
+                command_bytes,
                 cwd: cwd.display().to_string(),
                 exit_code: result.exit_code,
                 signal: result.signal.clone(),
@@ -252,9 +262,91 @@ pub fn log_file(session: &Session) -> PathBuf {
 
 /// Reads a session log; a missing file is an empty history.
 pub fn read_log(path: &Path) -> Vec<LogEntry> {
-    std::fs::read_to_string(path)
-        .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
-        .unwrap_or_default()
+    read_log_page(path, 0, usize::MAX).entries
+}
+
+/// The longest command text a log entry keeps; longer ones are cut (with `commandBytes` saying how long
+/// it was), so that one huge command cannot make the log, or a history page, huge.
+pub const LOG_COMMAND_MAX: usize = 16 * 1024;
+
+/// The longest log line read back; a longer one (written by something else) is skipped.
+const LOG_LINE_MAX: usize = 1024 * 1024;
+
+/// One page of a session log.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogPage {
+    /// Entries `offset..offset + entries.len()`, oldest first.
+    pub entries: Vec<LogEntry>,
+    /// Readable entries in the whole log.
+    pub total: u64,
+    /// Where the next page starts, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+}
+
+/// Entries `offset..offset + limit` of the log at `path`, read line by line: memory stays bounded by
+/// the page, whatever the log's size. Unreadable lines are skipped and not counted.
+pub fn read_log_page(path: &Path, offset: u64, limit: usize) -> LogPage {
+    let mut page = LogPage::default();
+    let Ok(file) = std::fs::File::open(path) else { return page };
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    loop {
+        match read_line_capped(&mut reader, &mut line, LOG_LINE_MAX) {
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::TooLong) => continue,
+            Ok(Line::Read) => {}
+        }
+        let Ok(entry) = serde_json::from_slice::<LogEntry>(&line) else { continue };
+        if page.total >= offset && page.entries.len() < limit {
+            page.entries.push(entry);
+        }
+        page.total += 1;
+    }
+    let end = offset.saturating_add(page.entries.len() as u64);
+    page.next_offset = (end < page.total).then_some(end);
+    page
+}
+
+enum Line {
+    Read,
+    TooLong,
+    End,
+}
+
+/// Reads one line into `line` (cleared first), holding at most `cap` bytes of it; a longer line is
+/// consumed and reported as [`Line::TooLong`].
+fn read_line_capped(reader: &mut impl std::io::BufRead, line: &mut Vec<u8>, cap: usize) -> std::io::Result<Line> {
+    line.clear();
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else if line.is_empty() {
+                Line::End
+            } else {
+                Line::Read
+            });
+        }
+        let (piece, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if line.len() + piece.len() > cap {
+            too_long = true;
+            line.clear();
+        } else if !too_long {
+            line.extend_from_slice(piece);
+        }
+        let used = piece.len() + usize::from(done);
+        reader.consume(used);
+        if done {
+            return Ok(if too_long { Line::TooLong } else { Line::Read });
+        }
+    }
 }
 
 /// The session's back: a [`BashResult`] from the run stage's report. The output keeps what the model
