@@ -40,6 +40,12 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("BASHRT_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
+    // A file-size limit (`ulimit -f`) must make an artifact write fail with EFBIG, which the sink reports,
+    // rather than kill bashrt with SIGXFSZ. A handler (unlike SIG_IGN) is reset at exec, so commands
+    // still get the signal's default action.
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Default::default()) {
+        eprintln!("bashrt: warning: cannot handle SIGXFSZ: {e}");
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
