@@ -3,6 +3,7 @@
 
 mod artifact_cmd;
 mod config;
+mod intercept_cmd;
 mod print;
 mod rpc;
 
@@ -28,6 +29,8 @@ enum Command {
     Artifact(artifact_cmd::ArtifactArgs),
     /// Print the JSON Schema of the bash tool's parameters.
     Schema,
+    /// Say whether commands would be blocked by the interceptor, without running them.
+    Intercept(intercept_cmd::InterceptArgs),
     /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
     Rpc(rpc::RpcArgs),
 }
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Run(args) => print::run(args),
         Command::Artifact(args) => artifact_cmd::run(args),
         Command::Rpc(args) => rpc::run(args),
+        Command::Intercept(args) => intercept_cmd::run(args),
         Command::Schema => {
             println!("{:#}", bashrt_core::tool::params_schema());
             ExitCode::SUCCESS
