@@ -4,6 +4,7 @@
 mod artifact_cmd;
 mod config;
 mod gc_cmd;
+mod intercept_cmd;
 mod print;
 mod rpc;
 
@@ -31,6 +32,8 @@ enum Command {
     Schema,
     /// Bring the state directory under its budget (`state.maxBytes`), or show what that would remove.
     Gc(gc_cmd::GcArgs),
+    /// Say whether commands would be blocked by the interceptor, without running them.
+    Intercept(intercept_cmd::InterceptArgs),
     /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
     Rpc(rpc::RpcArgs),
 }
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Artifact(args) => artifact_cmd::run(args),
         Command::Rpc(args) => rpc::run(args),
         Command::Gc(args) => gc_cmd::run(args),
+        Command::Intercept(args) => intercept_cmd::run(args),
         Command::Schema => {
             println!("{:#}", bashrt_core::tool::params_schema());
             ExitCode::SUCCESS

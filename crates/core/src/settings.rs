@@ -90,7 +90,7 @@ impl Default for Settings {
 /// Every key `set` understands, for help texts and the README.
 pub const KEYS: &[(&str, &str)] = &[
     ("bashInterceptor.enabled", "bool, default true: check commands against the interceptor rules"),
-    ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message}; default: the built-in rules"),
+    ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message, when?}; default: built-in rules"),
     ("bash.virtualTerminal", "\"on\" | \"off\", default \"off\": allow the PTY path when a UI exists"),
     ("shellPath", "string: the shell that runs commands (default: $SHELL if bash, else bash on PATH)"),
     ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
@@ -184,7 +184,7 @@ impl Settings {
             }
             "bashInterceptor.patterns" => {
                 self.interceptor_rules = serde_json::from_value(value)
-                    .map_err(|e| bad(&format!("expected an array of {{pattern, tool, message}} rules: {e}")))?
+                    .map_err(|e| bad(&format!("expected an array of {{pattern, tool, message, when?}} rules: {e}")))?
             }
             "bash.virtualTerminal" => {
                 self.virtual_terminal = match value.as_str() {
