@@ -16,10 +16,10 @@ use crate::env::CommandEnv;
 use crate::exec::{compose, CwdMode, ExecRequest, Executor, ShellEvent, StatusMode};
 use crate::feed::{ChunkCallback, Feed};
 use crate::outcome::Outcome;
-use crate::result::{append_notices, shape_output, Limits, RunReport};
+use crate::result::{append_notices, shape_output, Limits, Meta, RunReport};
 use crate::session::Session;
 use crate::settings::Settings;
-use crate::sink::{OutputSink, SinkConfig};
+use crate::sink::OutputSink;
 use crate::tool::ShellCache;
 use crate::validate::{Timeout, MAX_TIMEOUT_SECS};
 use crate::view::ViewOptions;
@@ -55,6 +55,9 @@ pub struct BashResult {
     /// Why nothing ran (shell missing, cwd gone), when that is the case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The truncation metadata of a tool result (`meta.truncation`), when the output was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }
 
 /// One line of the session log.
@@ -183,6 +186,7 @@ impl AgentSession {
             background_processes: 0,
             artifact_error: None,
             error: Some(error),
+            meta: None,
         };
         if !cwd.is_dir() {
             return refuse(format!("Working directory does not exist: {}", cwd.display()));
@@ -208,8 +212,7 @@ impl AgentSession {
         };
         let artifacts = self.session.artifacts();
         let allocator: Box<dyn ArtifactAllocator> = Box::new(artifacts.allocator());
-        let sink =
-            OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: None }, Some(allocator));
+        let sink = OutputSink::new(settings.sink_config(None), Some(allocator));
         let artifacts_env = [("ARTIFACTS", artifacts.path().as_os_str().to_owned())];
         let snapshot = if settings.snapshot { crate::exec::snapshot::for_shell(&shell) } else { None };
         let request = ExecRequest {
@@ -289,6 +292,7 @@ impl AgentSession {
             background_processes: execution.background,
             artifact_error: shaped.artifact_error,
             error: None,
+            meta: shaped.truncation.map(|truncation| Meta { truncation }),
         }
     }
 

@@ -5,11 +5,13 @@
 //! unknown key is a warning (a newer client may know more keys than we do).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::intercept::{default_rules, Rule};
-use crate::sink::DEFAULT_MAX_BYTES;
+use crate::signatures::{self, Signature, SignatureSet};
+use crate::sink::{SinkConfig, DEFAULT_MAX_BYTES};
 
 /// Environment variable naming the settings file (overrides the default location).
 pub const SETTINGS_ENV: &str = "BASHRT_SETTINGS";
@@ -19,6 +21,15 @@ pub const SETTINGS_ENV: &str = "BASHRT_SETTINGS";
 pub enum VirtualTerminal {
     On,
     Off,
+}
+
+/// What a truncated output looks like to the model (`bash.view`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewMode {
+    /// The first lines, the lines that match error signatures, and the tail, in the same byte budget.
+    Smart,
+    /// The last `bash.maxOutputBytes` only.
+    Tail,
 }
 
 #[derive(Debug, Clone)]
@@ -49,6 +60,11 @@ pub struct Settings {
     /// `bash.snapshot`: load the user's aliases, functions and options (from an interactive bash's view
     /// of `~/.bashrc`) into the shells that run commands.
     pub snapshot: bool,
+    /// `bash.view`: the excerpt view or the plain tail for a truncated output.
+    pub view: ViewMode,
+    /// `bash.errorSignatures` (the base set, default: the built-in one) and
+    /// `bash.extraErrorSignatures` (checked first), shared by every call.
+    pub error_signatures: Arc<SignatureSet>,
 }
 
 impl Default for Settings {
@@ -66,6 +82,8 @@ impl Default for Settings {
             non_interactive_env: true,
             env: Vec::new(),
             snapshot: true,
+            view: ViewMode::Smart,
+            error_signatures: SignatureSet::defaults(),
         }
     }
 }
@@ -84,6 +102,12 @@ pub const KEYS: &[(&str, &str)] = &[
     ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
     ("bash.env", "object of string values: extra environment for every command"),
     ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
+    ("bash.view", "\"smart\" (default) | \"tail\": a truncated output as head + error lines + tail, or its tail"),
+    (
+        "bash.errorSignatures",
+        "array of {name, severity, literals, pattern?, before?, after?}: replaces the built-in set",
+    ),
+    ("bash.extraErrorSignatures", "array of signatures, checked before the base set"),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -181,6 +205,26 @@ impl Settings {
                 self.non_interactive_env = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
             }
             "bash.snapshot" => self.snapshot = as_bool(&value).ok_or_else(|| bad("expected true or false"))?,
+            "bash.view" => {
+                self.view = match value.as_str() {
+                    Some("smart") => ViewMode::Smart,
+                    Some("tail") => ViewMode::Tail,
+                    _ => return Err(bad("expected \"smart\" or \"tail\"")),
+                }
+            }
+            "bash.errorSignatures" | "bash.extraErrorSignatures" => {
+                let list: Vec<Signature> = serde_json::from_value(value).map_err(|e| {
+                    bad(&format!("expected an array of {{name, severity, literals, pattern?, before?, after?}}: {e}"))
+                })?;
+                let (list, warnings) = signatures::validate(list, key);
+                let current = &self.error_signatures;
+                self.error_signatures = Arc::new(if key == "bash.errorSignatures" {
+                    SignatureSet::new(list, current.extra().to_vec())
+                } else {
+                    SignatureSet::new(current.base().to_vec(), list)
+                });
+                return Ok((!warnings.is_empty()).then(|| warnings.join("; ")));
+            }
             "bash.env" => {
                 let Value::Object(map) = value else { return Err(bad("expected an object of strings")) };
                 let mut env = Vec::new();
@@ -196,6 +240,18 @@ impl Settings {
             _ => return Ok(Some(format!("unknown setting {key} ignored"))),
         }
         Ok(None)
+    }
+}
+
+impl Settings {
+    /// The sink configuration of a call: its budget, the `head` it asked for, and the error index
+    /// when the view is [`ViewMode::Smart`].
+    pub fn sink_config(&self, head_lines: Option<u64>) -> SinkConfig {
+        SinkConfig {
+            max_bytes: self.max_output_bytes,
+            head_lines,
+            signatures: (self.view == ViewMode::Smart).then(|| self.error_signatures.clone()),
+        }
     }
 }
 

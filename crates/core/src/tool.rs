@@ -22,7 +22,7 @@ use crate::intercept::Interceptor;
 use crate::normalize::{normalize_bash_command, LimitKind};
 use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, RunReport, ToolResult};
 use crate::settings::Settings;
-use crate::sink::{OutputSink, SinkConfig};
+use crate::sink::OutputSink;
 use crate::validate::{resolve_cwd, Timeout};
 use crate::view::{model_view, View, ViewOptions};
 
@@ -216,10 +216,7 @@ impl BashTool {
 
         // 4. Artifact allocation is lazy: the sink asks only when output spills.
         let allocator = ctx.artifacts.as_ref().map(|d| Box::new(d.allocator()) as Box<dyn ArtifactAllocator>);
-        let sink = OutputSink::new(
-            SinkConfig { max_bytes: self.settings.max_output_bytes, head_lines: limits.head },
-            allocator,
-        );
+        let sink = OutputSink::new(self.settings.sink_config(limits.head), allocator);
 
         // 5. Execute.
         let status = if stop_after.is_some() || details.normalization.is_some() {
