@@ -62,7 +62,12 @@ fn a_rustc_error_between_1200_warnings_is_shown_numbered_with_its_location() {
     assert!(t.starts_with("warning: unused variable: `unused_"), "{}", &t[..100]);
     assert!(t.contains("\n… end of matched lines; the output ends with lines "));
     let notice = t.lines().last().unwrap();
-    assert!(notice.starts_with("[Showing lines 1-") && notice.contains(" error lines, "), "{notice}");
+    assert!(
+        notice.starts_with("[Showing lines 1-")
+            && notice.contains(" error and ")
+            && notice.contains(" warning lines, "),
+        "{notice}"
+    );
     assert!(notice.ends_with("(50.0KB limit). Full: artifact://1]"), "{notice}");
     assert!(t.len() <= 50 * 1024 + 200);
     let ranges = tr["shownRanges"].as_array().unwrap();

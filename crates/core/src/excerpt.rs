@@ -58,8 +58,9 @@ pub struct ExcerptView {
     pub ranges: Vec<LineRange>,
     pub head: Option<LineRange>,
     pub tail: Option<LineRange>,
-    /// Matched lines shown between the head and the tail.
+    /// Matched lines shown between the head and the tail (errors and warnings).
     pub section_matched: u64,
+    pub section_errors: u64,
     /// Lines shown and their raw bytes (markers and line numbers not counted).
     pub shown_lines: u64,
     pub shown_bytes: u64,
@@ -73,9 +74,12 @@ impl ExcerptView {
         if let Some(h) = self.head {
             parts.push(range_text(h));
         }
-        if self.section_matched > 0 {
-            let s = if self.section_matched == 1 { "" } else { "s" };
-            parts.push(format!("{} error line{s}", self.section_matched));
+        let (errors, warnings) = (self.section_errors, self.section_matched - self.section_errors);
+        match (errors, warnings) {
+            (0, 0) => {}
+            (e, 0) => parts.push(format!("{e} error line{}", plural(e))),
+            (0, w) => parts.push(format!("{w} warning line{}", plural(w))),
+            (e, w) => parts.push(format!("{e} error and {w} warning line{}", plural(w))),
         }
         if let Some(t) = self.tail {
             parts.push(range_text(t));
@@ -129,7 +133,8 @@ pub fn build(
     let in_tail = count_matches(set, tail_bytes);
     let (errors, warnings) = (excerpt.index.errors_found, excerpt.index.warnings_found);
     let found = errors + warnings;
-    let in_section = section.matched_shown(&excerpt.index.entries);
+    let (section_errors, section_warnings) = section.matched_shown(&excerpt.index.entries);
+    let in_section = section_errors + section_warnings;
     let error_lines = ErrorLines { found, shown: in_head + in_section + in_tail, errors, warnings };
     let omitted_matches = found.saturating_sub(in_head + in_tail);
 
@@ -184,6 +189,7 @@ pub fn build(
         head,
         tail: tail_range,
         section_matched: in_section,
+        section_errors,
         shown_lines: head_lines + section_lines + count_lines(tail_bytes),
         shown_bytes: (head_bytes.len() + tail_bytes.len()) as u64 + section_bytes,
         error_lines,
@@ -309,8 +315,13 @@ impl<'a> Section<'a> {
         self.cost = self.lines.iter().map(|n| self.line_cost(*n)).sum::<usize>() + 3 * self.chosen.len();
     }
 
-    fn matched_shown(&self, entries: &[Entry]) -> u64 {
-        entries.iter().filter(|e| self.lines.contains(&e.line)).count() as u64
+    /// Matched lines shown: errors, warnings.
+    fn matched_shown(&self, entries: &[Entry]) -> (u64, u64) {
+        let shown = entries.iter().filter(|e| self.lines.contains(&e.line));
+        shown.fold((0, 0), |(e, w), entry| match entry.severity {
+            Severity::Error => (e + 1, w),
+            _ => (e, w + 1),
+        })
     }
 
     fn ranges(&self) -> Vec<LineRange> {

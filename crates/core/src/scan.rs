@@ -171,7 +171,10 @@ impl Scanner {
 
                 let last_nl = memchr::memrchr(b'\n', chunk).unwrap_or(first_nl);
                 self.scan_lines(chunk, first_nl + 1, last_nl + 1, searched, line_no + 1);
-                self.remember_last_lines(chunk, first_nl + 1, last_nl + 1, self.newlines + newlines);
+                if searched {
+                    // A data chunk's lines are no context worth keeping (and copying them costs).
+                    self.remember_last_lines(chunk, first_nl + 1, last_nl + 1, self.newlines + newlines);
+                }
 
                 let rest = &chunk[last_nl + 1..];
                 self.partial_hit = searched && !rest.is_empty() && self.set.find_literal(rest).is_some();
