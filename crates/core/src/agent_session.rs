@@ -15,7 +15,7 @@ use crate::cancel::CancelToken;
 use crate::exec::{CwdMode, ShellEvent, StatusMode};
 use crate::feed::ChunkCallback;
 use crate::outcome::Outcome;
-use crate::result::{append_notices, shape_output, Limits, RunReport};
+use crate::result::{append_notices, shape_output, Limits, Meta, RunReport};
 use crate::run::{run, RunSpec};
 use crate::runtime::Runtime;
 use crate::session::Session;
@@ -70,6 +70,9 @@ pub struct BashResult {
     /// directory), when it could not: the command ran, but `get_history` will not list it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_error: Option<String>,
+    /// The truncation metadata of a tool result (`meta.truncation`), when the output was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }
 
 /// One line of the session log.
@@ -388,6 +391,7 @@ fn shape_bash_result(report: RunReport<'_>) -> BashResult {
         artifact_error: shaped.artifact_error,
         error: None,
         log_error: None,
+        meta: shaped.truncation.map(|truncation| Meta { truncation }),
     }
 }
 
@@ -413,5 +417,6 @@ fn refused(cwd: &Path, error: String) -> BashResult {
         artifact_error: None,
         error: Some(error),
         log_error: None,
+        meta: None,
     }
 }

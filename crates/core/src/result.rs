@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::artifact::ArtifactId;
+use crate::excerpt::{self, ErrorLines};
 use crate::exec::ShellEvent;
 use crate::intercept::Block;
 use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
 use crate::sink::{SinkOutput, Spill};
 use crate::validate::Timeout;
-use crate::view::{format_size, model_view, View, ViewOptions};
+use crate::view::{format_size, looks_binary, model_view, View, ViewOptions};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
 #[derive(Debug, Clone, Serialize)]
@@ -136,6 +137,8 @@ pub enum Direction {
     Head,
     /// The last lines are shown.
     Tail,
+    /// The first lines, the lines that matched error signatures, and the last lines.
+    Excerpt,
 }
 
 /// What limited the view.
@@ -173,8 +176,14 @@ pub struct Truncation {
     pub output_lines: u64,
     /// Bytes of output shown.
     pub output_bytes: u64,
-    /// The lines shown; `None` when none are.
+    /// The one range of a head or tail view; for an excerpt, its last part (the tail). `None` when no
+    /// line is shown.
     pub shown_range: Option<LineRange>,
+    /// Every range shown, in order.
+    pub shown_ranges: Vec<LineRange>,
+    /// For an excerpt: lines that matched error signatures, found and shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_lines: Option<ErrorLines>,
     /// The artifact with the full output, when it could be kept.
     pub artifact_id: Option<ArtifactId>,
     /// The byte budget of the view.
@@ -234,7 +243,7 @@ pub struct ShapedOutput {
     pub artifact_error: Option<String>,
 }
 
-/// Applies head/tail (head first), the model view, and the truncation notice.
+/// Applies head/tail (head first) or the excerpt view, the model view, and the truncation notice.
 #[doc(hidden)]
 pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let out = &report.output;
@@ -243,6 +252,41 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         Spill::Failed { reason, .. } => (None, Some(reason.clone())),
         Spill::None => (None, None),
     };
+    let where_full = || where_full(artifact_id, artifact_error.as_deref(), report.artifacts_available);
+    if let Some(found) = out.excerpt() {
+        if report.limits == Limits::default() && out.truncated() && !looks_binary(out.tail()) {
+            let view =
+                excerpt::build(found, out.tail(), out.total_lines(), out.total_bytes(), report.max_bytes, &report.view);
+            let notice = format!(
+                "[Showing {} of {} ({} limit). {}]",
+                view.describe_ranges(),
+                out.total_lines(),
+                format_size(report.max_bytes as u64),
+                where_full()
+            );
+            let truncation = Truncation {
+                direction: Direction::Excerpt,
+                truncated_by: TruncatedBy::Bytes,
+                total_lines: out.total_lines(),
+                total_bytes: out.total_bytes(),
+                output_lines: view.shown_lines,
+                output_bytes: view.shown_bytes,
+                shown_range: view.tail,
+                shown_ranges: view.ranges,
+                error_lines: Some(view.error_lines),
+                artifact_id,
+                max_bytes: report.max_bytes as u64,
+            };
+            return ShapedOutput {
+                body: view.text,
+                binary: false,
+                notices: vec![notice],
+                truncation: Some(truncation),
+                artifact_id,
+                artifact_error,
+            };
+        }
+    }
 
     // The region we select from, and the line number its first line has in the whole output.
     let (mut shown, mut first_line, mut direction) = match (report.limits.head, out.head()) {
@@ -262,12 +306,6 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let truncated_by = if by_lines && shown.len() < report.max_bytes { TruncatedBy::Lines } else { TruncatedBy::Bytes };
 
     let mut notices = Vec::new();
-    let where_full = || match (&artifact_id, &artifact_error) {
-        (Some(id), _) => format!("Full: {}", id.url()),
-        (None, Some(reason)) => format!("Full output could not be kept: {reason}"),
-        (None, None) if !report.artifacts_available => "Full output was not kept: no artifact directory".to_string(),
-        (None, None) => "Full output was not kept".to_string(),
-    };
     let (body, binary) = match model_view(shown, &report.view) {
         View::Text(text) => (text, false),
         View::Binary { bytes } => {
@@ -301,12 +339,24 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
             output_lines: shown_lines,
             output_bytes: shown.len() as u64,
             shown_range: range,
+            shown_ranges: range.into_iter().collect(),
+            error_lines: None,
             artifact_id,
             max_bytes: report.max_bytes as u64,
         }
     });
 
     ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error }
+}
+
+/// Where the whole output is, for a notice.
+fn where_full(artifact_id: Option<ArtifactId>, artifact_error: Option<&str>, artifacts_available: bool) -> String {
+    match (artifact_id, artifact_error) {
+        (Some(id), _) => format!("Full: {}", id.url()),
+        (None, Some(reason)) => format!("Full output could not be kept: {reason}"),
+        (None, None) if !artifacts_available => "Full output was not kept: no artifact directory".to_string(),
+        (None, None) => "Full output was not kept".to_string(),
+    }
 }
 
 /// Appends notices after one blank line; the output's own final newline is not doubled.

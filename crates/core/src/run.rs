@@ -20,7 +20,7 @@ use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMo
 use crate::feed::{ChunkCallback, Feed, UpdateCallback};
 use crate::result::{Limits, RunReport};
 use crate::runtime::Runtime;
-use crate::sink::{OutputSink, SinkConfig, Spill};
+use crate::sink::{OutputSink, Spill};
 use crate::validate::Timeout;
 use crate::view::{model_view, View, ViewOptions};
 
@@ -68,8 +68,7 @@ pub(crate) fn run<'a>(runtime: &Arc<Runtime>, spec: RunSpec<'a, '_>) -> Result<R
         Box::new(BudgetedAllocator { runtime, dir: dir.clone(), reserved: Arc::clone(&reserved) })
             as Box<dyn ArtifactAllocator>
     });
-    let sink =
-        OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: spec.limits.head }, allocator);
+    let sink = OutputSink::new(settings.sink_config(spec.limits.head), allocator);
     let extra: Vec<(&str, OsString)> =
         spec.artifacts.map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
     let request = ExecRequest {

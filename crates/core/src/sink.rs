@@ -1,7 +1,7 @@
 //! The output sink: where every byte a command prints goes, as it arrives.
 //!
-//! Promises: memory stays bounded (about `2 × max_bytes` + the head + a 256 KiB write buffer) whatever
-//! the output size; the totals count every byte and line seen; the kept tail starts on a line boundary
+//! Promises: memory stays bounded (about `2 × max_bytes` + the head + the error index, itself about
+//! `1.3 × max_bytes`, + a 256 KiB write buffer) whatever the output size; the totals count every byte and line seen; the kept tail starts on a line boundary
 //! when it can; when the output overflows (or on request), the artifact file holds the whole raw stream,
 //! byte for byte, and is flushed and closed before [`OutputSink::finish`] returns.
 //!
@@ -30,8 +30,11 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
+use crate::scan::{Excerpt, Scanner};
+use crate::signatures::SignatureSet;
 
 /// The tail size the model sees by default: 50 KB.
 pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
@@ -41,7 +44,7 @@ pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
 const SPILL_BUFFER_BYTES: usize = 256 * 1024;
 
 /// How much the sink keeps, and whether it also keeps the beginning of the output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SinkConfig {
     /// Upper bound of the kept tail (and of the head), in bytes. Output longer than this is
     /// "truncated" and spilled to an artifact when an allocator is given.
@@ -49,11 +52,22 @@ pub struct SinkConfig {
     /// Also keep the first `n` lines, for a `head` request: once the tail has moved on, the real
     /// first lines exist nowhere else in memory.
     pub head_lines: Option<u64>,
+    /// Index the lines that match these signatures, and keep the output's first bytes, for the
+    /// excerpt view of an output that overflows (see [`crate::excerpt`]). `None`: the tail only.
+    pub signatures: Option<Arc<SignatureSet>>,
+}
+
+impl SinkConfig {
+    /// Tail (and head) only, no error index: the view of a truncated output is its tail.
+    pub fn tail_only(max_bytes: usize, head_lines: Option<u64>) -> SinkConfig {
+        SinkConfig { max_bytes, head_lines, signatures: None }
+    }
 }
 
 impl Default for SinkConfig {
+    /// What bashrt does by default: 50 KB, the built-in error signatures.
     fn default() -> Self {
-        SinkConfig { max_bytes: DEFAULT_MAX_BYTES, head_lines: None }
+        SinkConfig { max_bytes: DEFAULT_MAX_BYTES, head_lines: None, signatures: Some(SignatureSet::defaults()) }
     }
 }
 
@@ -107,6 +121,7 @@ pub struct SinkOutput {
     total_bytes: u64,
     total_lines: u64,
     spill: Spill,
+    excerpt: Option<Excerpt>,
 }
 
 impl SinkOutput {
@@ -148,6 +163,11 @@ impl SinkOutput {
     pub fn spill(&self) -> &Spill {
         &self.spill
     }
+
+    /// The first bytes and the error index, when [`SinkConfig::signatures`] asked for them.
+    pub fn excerpt(&self) -> Option<&Excerpt> {
+        self.excerpt.as_ref()
+    }
 }
 
 /// The push-driven sink of one command's output; see the [module docs](self) for the contract.
@@ -162,6 +182,7 @@ pub struct OutputSink {
     newlines: u64,
     ends_with_newline: bool,
     head: Option<HeadCapture>,
+    scanner: Option<Scanner>,
     /// Taken (so called at most once) when the first spill starts.
     allocator: Option<Box<dyn ArtifactAllocator>>,
     spill: SpillState,
@@ -199,6 +220,7 @@ impl OutputSink {
             done: wanted == 0,
             capped: false,
         });
+        let scanner = config.signatures.and_then(|set| Scanner::new(set, config.max_bytes));
         OutputSink {
             max_bytes: config.max_bytes,
             buf: Vec::new(),
@@ -206,6 +228,7 @@ impl OutputSink {
             newlines: 0,
             ends_with_newline: false,
             head,
+            scanner,
             allocator,
             spill: SpillState::NotStarted,
         }
@@ -219,10 +242,14 @@ impl OutputSink {
             return;
         }
         self.total_bytes += chunk.len() as u64;
-        self.newlines += bytecount::count(chunk, b'\n') as u64;
+        let newlines = bytecount::count(chunk, b'\n') as u64;
+        self.newlines += newlines;
         self.ends_with_newline = chunk.last() == Some(&b'\n');
         if let Some(head) = &mut self.head {
             head.capture(chunk, self.max_bytes);
+        }
+        if let Some(scanner) = &mut self.scanner {
+            scanner.push(chunk, newlines);
         }
         // Start spilling before the tail is trimmed: `buf` still holds everything before `chunk`.
         if self.total_bytes > self.max_bytes as u64 {
@@ -277,7 +304,16 @@ impl OutputSink {
             bytes: h.bytes,
             capped: h.capped,
         });
-        SinkOutput { tail, tail_lines, head, total_bytes: self.total_bytes, total_lines: self.total_lines(), spill }
+        let excerpt = self.scanner.take().map(Scanner::finish);
+        SinkOutput {
+            tail,
+            tail_lines,
+            head,
+            total_bytes: self.total_bytes,
+            total_lines: self.total_lines(),
+            spill,
+            excerpt,
+        }
     }
 
     fn tail_start(&self) -> usize {
