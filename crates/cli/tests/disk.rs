@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::Env;
+use common::{text, Env};
 use serde_json::{json, Value};
 
 const BUDGET: u64 = 4 * 1024 * 1024;
@@ -81,4 +81,21 @@ fn gc_lists_then_removes_the_least_recently_used_sessions() {
     assert!(!env.state().join("sessions/old0").exists());
     assert!(!env.state().join("sessions/old1").exists());
     assert!(env.artifact_path("old2", 1).is_file());
+}
+
+#[test]
+fn an_artifact_past_its_cap_keeps_its_head_and_tail_and_says_so() {
+    let env = Env::new();
+    let (result, code) = env.run_json(&["--set", "artifacts.maxBytes=100000"], "seq 1 1000000");
+    assert_eq!(code, 0);
+    let shown = text(&result);
+    assert!(shown.contains("Head and tail: artifact://1 ("), "{shown}");
+    assert!(shown.contains("dropped: artifacts.maxBytes)"), "{shown}");
+    let dropped = result["details"]["artifactDroppedBytes"].as_u64().expect("dropped bytes in details");
+    assert!(dropped > 6_000_000, "{dropped}");
+    let kept = std::fs::read_to_string(env.artifact_path(&env.session_name(), 1)).unwrap();
+    assert_eq!(kept.len(), 100_000);
+    assert!(kept.starts_with("1\n2\n3\n"));
+    assert!(kept.ends_with("999999\n1000000\n"));
+    assert!(kept.contains("bytes of output dropped here"), "the artifact itself says where bytes are missing");
 }

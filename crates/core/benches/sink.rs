@@ -36,7 +36,7 @@ impl ArtifactAllocator for FreshFile {
     fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
         let path = self.dir.join("1.bash.log");
         let file = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| e.to_string())?;
-        Ok(NewArtifact { id: ArtifactId(1), path, file })
+        Ok(NewArtifact::unlimited(ArtifactId(1), path, file))
     }
 }
 

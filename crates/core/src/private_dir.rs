@@ -70,9 +70,9 @@ pub(crate) fn open_regular_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
     Ok(file)
 }
 
-/// Creates `name` in `dir` for writing, mode 0600: fails if anything (a file, a link) is there already.
+/// Creates `name` in `dir` for reading and writing, mode 0600: fails if anything (a file, a link) is there already.
 pub(crate) fn create_new_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
-    let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
     let fd = nix::fcntl::openat(dir, name, flags, Mode::from_bits_truncate(0o600))?;
     Ok(File::from(fd))
 }

@@ -107,6 +107,10 @@ pub struct Details {
     /// Why the full output could not be kept, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_error: Option<String>,
+    /// Bytes of the output the artifact does not hold, when the output passed `artifacts.maxBytes`
+    /// (the artifact keeps its first and last bytes around a marker line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact_dropped_bytes: Option<u64>,
     /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -241,18 +245,20 @@ pub struct ShapedOutput {
     pub truncation: Option<Truncation>,
     pub artifact_id: Option<ArtifactId>,
     pub artifact_error: Option<String>,
+    /// Bytes of the output the artifact does not hold (it passed `artifacts.maxBytes`).
+    pub artifact_dropped: u64,
 }
 
 /// Applies head/tail (head first) or the excerpt view, the model view, and the truncation notice.
 #[doc(hidden)]
 pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let out = &report.output;
-    let (artifact_id, artifact_error) = match out.spill() {
-        Spill::Written { id, .. } => (Some(*id), None),
-        Spill::Failed { reason, .. } => (None, Some(reason.clone())),
-        Spill::None => (None, None),
+    let (artifact_id, artifact_error, dropped) = match out.spill() {
+        Spill::Written { id, dropped, .. } => (Some(*id), None, *dropped),
+        Spill::Failed { reason, .. } => (None, Some(reason.clone()), 0),
+        Spill::None => (None, None, 0),
     };
-    let where_full = || where_full(artifact_id, artifact_error.as_deref(), report.artifacts_available);
+    let where_full = || where_full(artifact_id, dropped, artifact_error.as_deref(), report.artifacts_available);
     if let Some(found) = out.excerpt() {
         if report.limits == Limits::default() && out.truncated() && !looks_binary(out.tail()) {
             let view =
@@ -278,6 +284,7 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
                 max_bytes: report.max_bytes as u64,
             };
             return ShapedOutput {
+                artifact_dropped: dropped,
                 body: view.text,
                 binary: false,
                 notices: vec![notice],
@@ -346,12 +353,20 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         }
     });
 
-    ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error }
+    ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error, artifact_dropped: dropped }
 }
 
 /// Where the whole output is, for a notice.
-fn where_full(artifact_id: Option<ArtifactId>, artifact_error: Option<&str>, artifacts_available: bool) -> String {
+fn where_full(
+    artifact_id: Option<ArtifactId>,
+    dropped: u64,
+    artifact_error: Option<&str>,
+    artifacts_available: bool,
+) -> String {
     match (artifact_id, artifact_error) {
+        (Some(id), _) if dropped > 0 => {
+            format!("Head and tail: {} ({} in between dropped: artifacts.maxBytes)", id.url(), format_size(dropped))
+        }
         (Some(id), _) => format!("Full: {}", id.url()),
         (None, Some(reason)) => format!("Full output could not be kept: {reason}"),
         (None, None) if !artifacts_available => "Full output was not kept: no artifact directory".to_string(),
@@ -433,6 +448,7 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
     details.background_processes = report.background;
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.artifact_error = shaped.artifact_error;
+    details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);
     ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }
 }
 

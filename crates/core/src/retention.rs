@@ -262,34 +262,40 @@ impl Retention {
 
     /// Reserves room for `bytes` more (a spill about to start, at most that large): when the state
     /// directory (as last walked, plus what was written and reserved since) would go over budget,
-    /// walks it and removes what the plan says. Returns the plan carried out, if one was needed.
-    /// Pair with [`Retention::settle`].
-    pub(crate) fn reserve(&self, bytes: u64) -> Option<GcPlan> {
+    /// walks it and removes what the plan says. `Ok` with the plan carried out, if one was needed;
+    /// `Err` when even that leaves no room (what remains is in use). Pair with [`Retention::settle`].
+    pub(crate) fn reserve(&self, bytes: u64) -> Result<Option<GcPlan>, ()> {
         let mut estimate = self.estimate.lock().unwrap_or_else(PoisonError::into_inner);
         let fresh = estimate.walked_at.is_some_and(|at| at.elapsed() < WALK_FRESH);
         if let (true, Some(used)) = (fresh, estimate.used) {
             if used.saturating_add(bytes) <= self.budget {
                 estimate.used = Some(used + bytes);
                 estimate.reserved += bytes;
-                return None;
+                return Ok(None);
             }
         }
         let target = self.budget.saturating_sub(bytes.saturating_add(estimate.reserved));
         let plan = match plan(&self.state, target) {
             Ok(plan) => plan,
             Err(e) => {
+                // Unmeasurable (a vanished directory): let the write find out.
                 tracing::warn!("cannot measure the state directory {}: {e}", self.state.display());
-                return None;
+                return Ok(None);
             }
         };
         let (freed, errors) = apply(&plan);
         for error in &errors {
             tracing::warn!("cannot remove {error}");
         }
-        estimate.reserved += bytes;
-        estimate.used = Some(plan.used_bytes.saturating_sub(freed) + estimate.reserved);
+        let used = plan.used_bytes.saturating_sub(freed) + estimate.reserved;
         estimate.walked_at = Some(Instant::now());
-        (!plan.removals.is_empty()).then_some(plan)
+        if used.saturating_add(bytes) > self.budget {
+            estimate.used = Some(used);
+            return Err(());
+        }
+        estimate.reserved += bytes;
+        estimate.used = Some(used + bytes);
+        Ok((!plan.removals.is_empty()).then_some(plan))
     }
 
     /// A spill that reserved `reserved` bytes ended having written `written`.

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactDir, NewArtifact};
+use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactBudget, ArtifactDir, NewArtifact};
 use crate::cancel::CancelToken;
 use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMode};
 use crate::feed::{ChunkCallback, Feed, UpdateCallback};
@@ -116,13 +116,18 @@ pub(crate) fn run<'a>(runtime: &Arc<Runtime>, spec: RunSpec<'a, '_>) -> Result<R
     })
 }
 
-/// Allocates artifacts in the session's directory after reserving room for one under the state
-/// directory's budget (the most an artifact can hold), and marks the session as in use.
+/// Allocates artifacts in the session's directory, capped at `artifacts.maxBytes` and growing only as
+/// the state directory's budget allows (room reserved step by step as the file grows), and marks the
+/// session as in use.
 struct BudgetedAllocator {
     runtime: Arc<Runtime>,
     dir: ArtifactDir,
     reserved: Arc<AtomicU64>,
 }
+
+/// Room asked of the budget at a time: a step per few megabytes, so that fifty small outputs at once
+/// do not each hold a whole artifact's cap.
+const RESERVE_STEP: u64 = 4 * 1024 * 1024;
 
 impl ArtifactAllocator for BudgetedAllocator {
     fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
@@ -130,17 +135,46 @@ impl ArtifactAllocator for BudgetedAllocator {
             if let Some(session) = self.dir.path().parent() {
                 retention.hold(session);
             }
-            let room = self.runtime.settings().max_artifact_bytes;
-            if let Some(plan) = retention.reserve(room) {
-                tracing::info!(
-                    "state directory over budget: removed {} item(s), {} bytes",
-                    plan.removals.len(),
-                    plan.freed_bytes()
-                );
-            }
-            self.reserved.store(room, Ordering::Relaxed);
         }
-        self.dir.allocator().allocate()
+        let mut artifact = self.dir.allocator().allocate()?;
+        artifact.max_bytes = self.runtime.settings().max_artifact_bytes;
+        if self.runtime.retention().is_some() {
+            let budget = RetentionBudget { runtime: Arc::clone(&self.runtime), reserved: Arc::clone(&self.reserved) };
+            artifact.budget = Some(Box::new(budget));
+        }
+        Ok(artifact)
+    }
+}
+
+/// Reserves room under the state directory's budget as an artifact grows.
+struct RetentionBudget {
+    runtime: Arc<Runtime>,
+    reserved: Arc<AtomicU64>,
+}
+
+impl ArtifactBudget for RetentionBudget {
+    fn grow(&mut self, bytes: u64) -> Result<(), String> {
+        let Some(retention) = self.runtime.retention() else { return Ok(()) };
+        let reserved = self.reserved.load(Ordering::Relaxed);
+        if bytes <= reserved {
+            return Ok(());
+        }
+        // Steps are small beside the budget too, so that a small budget is not taken by one step.
+        let step = (bytes - reserved).max(RESERVE_STEP.min(retention.budget() / 16));
+        match retention.reserve(step) {
+            Ok(plan) => {
+                if let Some(plan) = plan {
+                    let (items, freed) = (plan.removals.len(), plan.freed_bytes());
+                    tracing::info!("state directory over budget: removed {items} item(s), {freed} bytes");
+                }
+                self.reserved.store(reserved + step, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(()) => Err(format!(
+                "the state directory is at its budget (state.maxBytes = {} bytes) and what remains is in use",
+                retention.budget()
+            )),
+        }
     }
 }
 
@@ -149,7 +183,7 @@ impl ArtifactAllocator for BudgetedAllocator {
 /// the output could not be kept.
 fn settle_spill(runtime: &Runtime, dir: Option<&ArtifactDir>, spill: &Spill, reserved: u64) {
     let written = match spill {
-        Spill::Written { bytes, .. } => *bytes,
+        Spill::Written { bytes, dropped, .. } => bytes - dropped,
         Spill::Failed { id: Some(id), .. } => {
             if let Some(dir) = dir {
                 if let Err(e) = dir.remove(*id) {

@@ -26,9 +26,8 @@
 //!   error is reported as [`Spill::Failed`], never lost; `truncated` comes from the totals seen, never
 //!   from what happens to be in memory.
 
+use crate::artifact::writer::ArtifactWriter;
 use std::fmt;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -38,10 +37,6 @@ use crate::signatures::SignatureSet;
 
 /// The tail size the model sees by default: 50 KB.
 pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
-
-/// Large enough that one 64 KiB read turns into at most one `write(2)`, and that small reads are
-/// batched; the throughput floor (BENCHMARKS.md) was measured with writes of this order.
-const SPILL_BUFFER_BYTES: usize = 256 * 1024;
 
 /// How much the sink keeps, and whether it also keeps the beginning of the output.
 #[derive(Debug, Clone)]
@@ -76,8 +71,10 @@ impl Default for SinkConfig {
 pub enum Spill {
     /// Nothing was written: the output fit (and no one asked for a file), or there was no allocator.
     None,
-    /// The artifact holds the whole raw stream; `bytes` equals the sink's total byte count.
-    Written { id: ArtifactId, path: PathBuf, bytes: u64 },
+    /// The artifact holds the raw stream; `bytes` equals the sink's total byte count. With `dropped`
+    /// above zero the stream passed the artifact's cap and the file holds its first and last bytes
+    /// around a marker line; `dropped` bytes of the stream are not in it.
+    Written { id: ArtifactId, path: PathBuf, bytes: u64, dropped: u64 },
     /// The full output could not be kept. `reason` is human-readable. With `id: Some`, the artifact
     /// file was created but a write, flush or close failed: it holds a prefix of the stream of unknown
     /// length, so it must not be presented as the full output. With `id: None`, allocation failed and
@@ -205,8 +202,7 @@ enum SpillState {
 struct SpillFile {
     id: ArtifactId,
     path: PathBuf,
-    writer: BufWriter<File>,
-    written: u64,
+    writer: ArtifactWriter,
 }
 
 impl OutputSink {
@@ -368,9 +364,8 @@ impl OutputSink {
             return;
         };
         self.spill = match allocator.allocate() {
-            Ok(NewArtifact { id, path, file }) => {
-                let mut spill =
-                    SpillFile { id, path, writer: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file), written: 0 };
+            Ok(NewArtifact { id, path, file, max_bytes, budget }) => {
+                let mut spill = SpillFile { id, path, writer: ArtifactWriter::new(file, max_bytes, budget) };
                 // Nothing has been trimmed yet: the limit was not exceeded before this push (or
                 // this is `ensure_spilled` on output that fits), so `buf` is the whole stream.
                 debug_assert_eq!((self.buf.len() + pending) as u64, self.total_bytes);
@@ -443,26 +438,22 @@ impl HeadCapture {
 impl SpillFile {
     /// Appends `bytes`; on error, hands back the state the sink moves to (the file is closed).
     fn write(&mut self, bytes: &[u8]) -> Result<(), SpillState> {
-        match self.writer.write_all(bytes) {
-            Ok(()) => {
-                self.written += bytes.len() as u64;
-                Ok(())
-            }
-            Err(e) => Err(SpillState::Failed { reason: failure("writing", &self.path, &e), id: Some(self.id) }),
-        }
+        self.writer
+            .write(bytes)
+            .map_err(|e| SpillState::Failed { reason: failure("writing", &self.path, &e), id: Some(self.id) })
     }
 
     fn close(self) -> Spill {
-        let SpillFile { id, path, writer, written } = self;
-        let file = match writer.into_inner() {
-            Ok(file) => file,
-            Err(e) => return Spill::Failed { reason: failure("flushing", &path, e.error()), id: Some(id) },
+        let SpillFile { id, path, writer } = self;
+        let (file, kept) = match writer.finish(&path) {
+            Ok(done) => done,
+            Err(e) => return Spill::Failed { reason: failure("flushing", &path, &e), id: Some(id) },
         };
         // `File`'s drop ignores close errors; some filesystems (NFS) only report a failed write there.
         if let Err(e) = nix::unistd::close(file) {
             return Spill::Failed { reason: failure("closing", &path, &std::io::Error::from(e)), id: Some(id) };
         }
-        Spill::Written { id, path, bytes: written }
+        Spill::Written { id, path, bytes: kept.stream_bytes, dropped: kept.dropped_bytes }
     }
 }
 

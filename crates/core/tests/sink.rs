@@ -45,10 +45,10 @@ impl ArtifactAllocator for TestAllocator {
             Mode::DevFull => {
                 let path = PathBuf::from("/dev/full");
                 let file = OpenOptions::new().write(true).open(&path).map_err(|e| e.to_string())?;
-                return Ok(NewArtifact { id, path, file });
+                return Ok(NewArtifact::unlimited(id, path, file));
             }
         };
-        Ok(NewArtifact { id, path, file })
+        Ok(NewArtifact::unlimited(id, path, file))
     }
 }
 
@@ -91,7 +91,7 @@ fn run(config: SinkConfig, chunks: &[&[u8]]) -> SinkOutput {
 
 fn written(out: &SinkOutput) -> (ArtifactId, &Path, u64) {
     match out.spill() {
-        Spill::Written { id, path, bytes } => (*id, path, *bytes),
+        Spill::Written { id, path, bytes, dropped: 0 } => (*id, path, *bytes),
         other => panic!("expected a written spill, got {other:?}"),
     }
 }

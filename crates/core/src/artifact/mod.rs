@@ -27,15 +27,32 @@ impl ArtifactId {
     }
 }
 
-/// A freshly created, empty artifact file, open for writing.
-#[derive(Debug)]
+/// A freshly created, empty artifact file, open for reading and writing, and the limits it is written
+/// under.
 pub struct NewArtifact {
     /// Its id.
     pub id: ArtifactId,
     /// Where it is.
     pub path: PathBuf,
-    /// Open for writing, empty.
+    /// Open for reading and writing (the tail is rotated in place past the cap), empty.
     pub file: File,
+    /// The most the file keeps: past it, the stream's first and last bytes around a marker.
+    pub max_bytes: u64,
+    /// Asked before the file grows (the state directory's budget); `None`: no budget.
+    pub budget: Option<Box<dyn ArtifactBudget>>,
+}
+
+impl NewArtifact {
+    /// An artifact with no cap and no budget.
+    pub fn unlimited(id: ArtifactId, path: PathBuf, file: File) -> Self {
+        Self { id, path, file, max_bytes: u64::MAX, budget: None }
+    }
+}
+
+impl fmt::Debug for NewArtifact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewArtifact").field("id", &self.id).field("path", &self.path).finish_non_exhaustive()
+    }
 }
 
 /// Something that can hand out a new artifact when the sink first needs to spill.
@@ -241,7 +258,7 @@ impl ArtifactAllocator for DirAllocator {
         for _ in 0..1000 {
             let name = file_name(ArtifactId(next));
             match crate::private_dir::create_new_in(&dir, &name) {
-                Ok(file) => return Ok(NewArtifact { id: ArtifactId(next), path: self.dir.join(name), file }),
+                Ok(file) => return Ok(NewArtifact::unlimited(ArtifactId(next), self.dir.join(name), file)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
                 Err(e) => return Err(format!("cannot create {}: {e}", self.dir.join(name).display()).into()),
             }
@@ -252,5 +269,7 @@ impl ArtifactAllocator for DirAllocator {
 
 mod read;
 pub mod window;
+pub(crate) mod writer;
 pub use read::{read_window, ArtifactContent, ReadError, WindowRequest, MAX_READ_BYTES};
 pub use window::{write_window, write_window_from, Window, GREP_LINE_CAP};
+pub use writer::{ArtifactBudget, Kept};
