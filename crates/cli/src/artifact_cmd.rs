@@ -1,9 +1,8 @@
 //! `bashrt artifact ID`: read an artifact of a session, whole or as a window.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bashrt_core::artifact::{write_window, ReadError, Window, WindowRequest};
+use bashrt_core::artifact::{write_window_from, ReadError, Window, WindowRequest};
 use bashrt_core::session::{SessionName, StateDir};
 
 use crate::fail;
@@ -49,13 +48,13 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
         Err(_) => return fail(bashrt_core::artifact::ArtifactError::NoSession),
     };
     let dir = state.session(&name).artifacts();
-    let (_, path): (_, PathBuf) = match dir.resolve(&args.id) {
-        Ok(found) => found,
+    let file = match dir.open(&args.id) {
+        Ok((_, file)) => file,
         Err(e) => return fail(e),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let written = write_window(&path, &window, &mut out).and_then(|lines| {
+    let written = write_window_from(file, &window, &mut out).and_then(|lines| {
         use std::io::Write;
         out.flush().map(|_| lines)
     });

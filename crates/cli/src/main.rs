@@ -3,6 +3,8 @@
 
 mod artifact_cmd;
 mod config;
+mod gc_cmd;
+mod intercept_cmd;
 mod print;
 mod rpc;
 mod tui;
@@ -31,6 +33,10 @@ enum Command {
     Artifact(artifact_cmd::ArtifactArgs),
     /// Print the JSON Schema of the bash tool's parameters.
     Schema,
+    /// Bring the state directory under its budget (`state.maxBytes`), or show what that would remove.
+    Gc(gc_cmd::GcArgs),
+    /// Say whether commands would be blocked by the interceptor, without running them.
+    Intercept(intercept_cmd::InterceptArgs),
     /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
     Rpc(rpc::RpcArgs),
     /// The terminal UI: typed commands run as tool calls, !cmd in your session (the default at a terminal).
@@ -38,10 +44,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    limit_allocator_growth();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("BASHRT_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
+    // A file-size limit (`ulimit -f`) must make an artifact write fail with EFBIG, which the sink reports,
+    // rather than kill bashrt with SIGXFSZ. A handler (unlike SIG_IGN) is reset at exec, so commands
+    // still get the signal's default action.
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Default::default()) {
+        eprintln!("bashrt: warning: cannot handle SIGXFSZ: {e}");
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -53,6 +66,8 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => print::run(args),
         Some(Command::Artifact(args)) => artifact_cmd::run(args),
         Some(Command::Rpc(args)) => rpc::run(args),
+        Some(Command::Gc(args)) => gc_cmd::run(args),
+        Some(Command::Intercept(args)) => intercept_cmd::run(args),
         Some(Command::Tui(args)) => tui::run(args),
         Some(Command::Schema) => {
             println!("{:#}", bashrt_core::tool::params_schema());
@@ -67,4 +82,17 @@ fn main() -> ExitCode {
 pub fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("bashrt: {message}");
     ExitCode::from(EXIT_REFUSED)
+}
+
+/// glibc's allocator raises its mmap threshold after large buffers are freed and gives every busy
+/// thread an arena of its own; under fifty concurrent commands the freed output buffers then stay in
+/// the heap, fragmented, and a long-running `bashrt rpc` grows without leaking. A fixed threshold and
+/// two arenas keep its memory flat (measured: +27 MiB → +4 MiB over 2,000 calls).
+fn limit_allocator_growth() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator parameters; called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
 }

@@ -30,7 +30,7 @@ pub struct RunArgs {
     #[arg(long)]
     tail: Option<u64>,
     /// Tools the caller has, comma separated (interception suggests only these).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = crate::intercept_cmd::tool_name)]
     tools: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
@@ -70,8 +70,16 @@ pub fn run(args: RunArgs) -> ExitCode {
         head: args.head,
         tail: args.tail,
     };
-    let result =
-        tool.execute(&params, CallContext { session_cwd, artifacts, tool_names: args.tools, cancel, on_update: None });
+    let result = tool.execute(
+        &params,
+        CallContext {
+            session_cwd,
+            artifacts,
+            tool_names: crate::intercept_cmd::tool_names(args.tools),
+            cancel,
+            on_update: None,
+        },
+    );
     if let Err(e) = print_result(&result, args.json) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("bashrt: cannot write the result: {e}");

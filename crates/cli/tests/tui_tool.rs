@@ -13,7 +13,7 @@ fn a_truncated_tool_call_expands_to_its_last_line_from_the_artifact() {
     term.type_line("seq 1 200000");
     let screen = term.wait_for("the result", |s| s.contains("✓ exit 0"));
     assert!(screen.contains("⚠ Truncated: showing lines"), "{screen}");
-    assert!(screen.contains("full output: artifact://1"), "{screen}");
+    assert!(screen.contains("full output:") && screen.contains("artifact://1"), "{screen}");
     assert!(screen.contains("ctrl+o to expand"), "{screen}");
     term.keys(&["C-o"]);
     term.wait_for("the pager", |s| s.contains("full output, artifact://1") && s.contains("      1 1"));

@@ -6,7 +6,8 @@
 //! `finish`, which flushes and closes the file; creating the directory and deleting the file do not
 //! count. Also, with spill only, the same 1 GiB in 1 MiB chunks: what reading a 1 MiB pipe in one
 //! `read(2)` would give the sink (a chunk larger than the spill buffer is written without a copy).
-//! Also: `model_view` over a full 50 KB tail. Run pinned for stable numbers:
+//! The `_no_index` rows run the same sink without the error index (`bash.view = "tail"`), to show
+//! what the index costs in the same run. Also: `model_view` over a full 50 KB tail. Run pinned for stable numbers:
 //! `taskset -c 0 cargo bench -p bashrt-core --bench sink` (`bench/run.sh` runs it with the rest).
 
 use std::fs::OpenOptions;
@@ -35,7 +36,7 @@ impl ArtifactAllocator for FreshFile {
     fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
         let path = self.dir.join("1.bash.log");
         let file = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| e.to_string())?;
-        Ok(NewArtifact { id: ArtifactId(1), path, file })
+        Ok(NewArtifact::unlimited(ArtifactId(1), path, file))
     }
 }
 
@@ -62,13 +63,15 @@ fn base64_like_chunks(chunk_bytes: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Pushes 1 GiB through one sink; returns the time of the pushes and `finish`.
-fn push_gib(chunks: &[Vec<u8>], spill: bool) -> Duration {
+/// Pushes 1 GiB through one sink; returns the time of the pushes and `finish`. `index`: the default
+/// config (error index for the excerpt view) or the tail only (`bash.view = "tail"`).
+fn push_gib(chunks: &[Vec<u8>], spill: bool, index: bool) -> Duration {
     let dir = tempfile::tempdir().expect("temp dir under /tmp");
     let allocator: Option<Box<dyn ArtifactAllocator>> =
         if spill { Some(Box::new(FreshFile { dir: dir.path().to_path_buf() })) } else { None };
     let start = Instant::now();
-    let mut sink = OutputSink::new(SinkConfig::default(), allocator);
+    let config = if index { SinkConfig::default() } else { SinkConfig::tail_only(DEFAULT_MAX_BYTES, None) };
+    let mut sink = OutputSink::new(config, allocator);
     for chunk in chunks.iter().cycle().take(TOTAL_BYTES / chunks[0].len()) {
         sink.push(chunk);
     }
@@ -88,8 +91,14 @@ fn sink_throughput(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
-    for (name, spill) in [("with_spill", true), ("tail_only", false)] {
-        group.bench_function(name, |b| b.iter_custom(|iters| (0..iters).map(|_| push_gib(&chunks, spill)).sum()));
+    for (name, spill, index) in [
+        ("with_spill", true, true),
+        ("with_spill_no_index", true, false),
+        ("tail_only", false, true),
+        ("tail_only_no_index", false, false),
+    ] {
+        group
+            .bench_function(name, |b| b.iter_custom(|iters| (0..iters).map(|_| push_gib(&chunks, spill, index)).sum()));
     }
     group.finish();
 
@@ -101,7 +110,9 @@ fn sink_throughput(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
-    group.bench_function("with_spill", |b| b.iter_custom(|iters| (0..iters).map(|_| push_gib(&chunks, true)).sum()));
+    group.bench_function("with_spill", |b| {
+        b.iter_custom(|iters| (0..iters).map(|_| push_gib(&chunks, true, true)).sum())
+    });
     group.finish();
 }
 

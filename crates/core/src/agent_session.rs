@@ -15,7 +15,7 @@ use crate::cancel::CancelToken;
 use crate::exec::{CwdMode, ShellEvent, StatusMode};
 use crate::feed::ChunkCallback;
 use crate::outcome::Outcome;
-use crate::result::{append_notices, shape_output, Limits, RunReport};
+use crate::result::{append_notices, shape_output, Limits, Meta, RunReport};
 use crate::run::{run, RunSpec};
 use crate::runtime::Runtime;
 use crate::session::Session;
@@ -66,6 +66,13 @@ pub struct BashResult {
     /// Why nothing ran (shell missing, cwd gone), when that is the case.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why this command could not be added to the session's log (full disk, read-only state
+    /// directory), when it could not: the command ran, but `get_history` will not list it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_error: Option<String>,
+    /// The truncation metadata of a tool result (`meta.truncation`), when the output was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
 }
 
 /// One line of the session log.
@@ -74,8 +81,11 @@ pub struct BashResult {
 pub struct LogEntry {
     /// Milliseconds since the Unix epoch when the command started.
     pub started_ms: u64,
-    /// The command as typed.
+    /// The command as typed (cut at [`LOG_COMMAND_MAX`] bytes).
     pub command: String,
+    /// The command's full length, when it was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_bytes: Option<u64>,
     /// Where it started.
     pub cwd: String,
     /// Its exit status, when it exited.
@@ -118,6 +128,10 @@ pub struct AgentSession {
 impl AgentSession {
     /// Made by [`Runtime::session`].
     pub(crate) fn new(runtime: Arc<Runtime>, session: Session, cwd: PathBuf) -> Self {
+        // In use from now until dropped: the state directory's budget never removes it meanwhile.
+        if let Some(retention) = runtime.retention() {
+            retention.hold(session.dir());
+        }
         Self { runtime, session, cwd: Mutex::new(cwd), log: Mutex::new(()) }
     }
 
@@ -145,14 +159,21 @@ impl AgentSession {
     pub fn execute_bash(&self, command: &str, options: BashOptions<'_>) -> BashResult {
         let started_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
         let cwd = self.cwd();
-        let result = self.run(command, &cwd, options);
+        let mut result = self.run(command, &cwd, options);
         if result.error.is_none() {
             if let Ok(path) = std::fs::canonicalize(&result.cwd) {
                 *self.cwd.lock().unwrap_or_else(PoisonError::into_inner) = path;
             }
-            self.append_log(&LogEntry {
+            let (command, command_bytes) = if command.len() > LOG_COMMAND_MAX {
+                let cut = crate::sink::complete_utf8_len(&command.as_bytes()[..LOG_COMMAND_MAX]);
+                (command[..cut].to_string(), Some(command.len() as u64))
+            } else {
+                (command.to_string(), None)
+            };
+            result.log_error = self.append_log(&LogEntry {
                 started_ms,
-                command: command.to_string(),
+                command,
+                command_bytes,
                 cwd: cwd.display().to_string(),
                 exit_code: result.exit_code,
                 signal: result.signal.clone(),
@@ -202,19 +223,21 @@ impl AgentSession {
         }
     }
 
-    /// Appends one line; a failure to log is reported on stderr by tracing, never fatal.
-    fn append_log(&self, entry: &LogEntry) {
+    /// Appends one line; a failure is returned for the result to report (and logged), never fatal.
+    fn append_log(&self, entry: &LogEntry) -> Option<String> {
         let _guard = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(self.session.dir())?;
-            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(self.log_path())?;
+            crate::private_dir::ensure(self.session.dir())?;
+            let dir = crate::private_dir::open_dir(self.session.dir())?;
+            let mut file = crate::private_dir::append_in(&dir, LOG_FILE)?;
             let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
             line.push(b'\n');
             file.write_all(&line)
         };
-        if let Err(e) = write() {
-            tracing::warn!("cannot append to session log {}: {e}", self.log_path().display());
-        }
+        let error = write().err()?;
+        let text = format!("cannot append to the session log {}: {error}", self.log_path().display());
+        tracing::warn!("{text}");
+        Some(text)
     }
 
     /// What ran in this session, oldest first (lines that can't be read are skipped).
@@ -223,16 +246,110 @@ impl AgentSession {
     }
 }
 
+impl Drop for AgentSession {
+    /// The session ended: its directory now counts as any other against the state directory's budget.
+    fn drop(&mut self) {
+        if let Some(retention) = self.runtime.retention() {
+            retention.release(self.session.dir());
+        }
+    }
+}
+
+/// The session log's file name, in the session's directory.
+const LOG_FILE: &str = "bash.jsonl";
+
 /// Where a session's log lives.
 pub fn log_file(session: &Session) -> PathBuf {
-    session.dir().join("bash.jsonl")
+    session.dir().join(LOG_FILE)
 }
 
 /// Reads a session log; a missing file is an empty history.
 pub fn read_log(path: &Path) -> Vec<LogEntry> {
-    std::fs::read_to_string(path)
-        .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
-        .unwrap_or_default()
+    read_log_page(path, 0, usize::MAX).entries
+}
+
+/// The longest command text a log entry keeps; longer ones are cut (with `commandBytes` saying how long
+/// it was), so that one huge command cannot make the log, or a history page, huge.
+pub const LOG_COMMAND_MAX: usize = 16 * 1024;
+
+/// The longest log line read back; a longer one (written by something else) is skipped.
+const LOG_LINE_MAX: usize = 1024 * 1024;
+
+/// One page of a session log.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogPage {
+    /// Entries `offset..offset + entries.len()`, oldest first.
+    pub entries: Vec<LogEntry>,
+    /// Readable entries in the whole log.
+    pub total: u64,
+    /// Where the next page starts, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+}
+
+/// Entries `offset..offset + limit` of the log at `path`, read line by line: memory stays bounded by
+/// the page, whatever the log's size. Unreadable lines are skipped and not counted.
+pub fn read_log_page(path: &Path, offset: u64, limit: usize) -> LogPage {
+    let mut page = LogPage::default();
+    let Ok(file) = std::fs::File::open(path) else { return page };
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    loop {
+        match read_line_capped(&mut reader, &mut line, LOG_LINE_MAX) {
+            Ok(Line::End) | Err(_) => break,
+            Ok(Line::TooLong) => continue,
+            Ok(Line::Read) => {}
+        }
+        let Ok(entry) = serde_json::from_slice::<LogEntry>(&line) else { continue };
+        if page.total >= offset && page.entries.len() < limit {
+            page.entries.push(entry);
+        }
+        page.total += 1;
+    }
+    let end = offset.saturating_add(page.entries.len() as u64);
+    page.next_offset = (end < page.total).then_some(end);
+    page
+}
+
+enum Line {
+    Read,
+    TooLong,
+    End,
+}
+
+/// Reads one line into `line` (cleared first), holding at most `cap` bytes of it; a longer line is
+/// consumed and reported as [`Line::TooLong`].
+fn read_line_capped(reader: &mut impl std::io::BufRead, line: &mut Vec<u8>, cap: usize) -> std::io::Result<Line> {
+    line.clear();
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else if line.is_empty() {
+                Line::End
+            } else {
+                Line::Read
+            });
+        }
+        let (piece, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if line.len() + piece.len() > cap {
+            too_long = true;
+            line.clear();
+        } else if !too_long {
+            line.extend_from_slice(piece);
+        }
+        let used = piece.len() + usize::from(done);
+        reader.consume(used);
+        if done {
+            return Ok(if too_long { Line::TooLong } else { Line::Read });
+        }
+    }
 }
 
 /// The session's back: a [`BashResult`] from the run stage's report. The output keeps what the model
@@ -273,6 +390,8 @@ fn shape_bash_result(report: RunReport<'_>) -> BashResult {
         background_processes: report.background,
         artifact_error: shaped.artifact_error,
         error: None,
+        log_error: None,
+        meta: shaped.truncation.map(|truncation| Meta { truncation }),
     }
 }
 
@@ -297,5 +416,7 @@ fn refused(cwd: &Path, error: String) -> BashResult {
         background_processes: 0,
         artifact_error: None,
         error: Some(error),
+        log_error: None,
+        meta: None,
     }
 }

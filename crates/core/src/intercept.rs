@@ -1,17 +1,24 @@
-//! Optional interception: blocks a command that a dedicated tool does better, naming that
-//! tool. A rule blocks only when its regex matches AND its tool is one the caller offers; rules are
-//! matched per simple command (so `cd x && cat f` is caught), never against quoted text or heredoc
-//! bodies, and never against a pipeline stage that reads piped stdin. Bad rules are skipped with a
-//! warning; no rule and no command text can make this module panic. It is a nudge, not a sandbox:
-//! `sudo cat f`, `eval "cat f"` or a quoted command name pass.
+//! Optional interception: blocks a command that a dedicated tool does better, naming that tool. A rule
+//! blocks only when its tool is one the caller offers, its regex matches a simple command, and — for
+//! rules with forms, as all built-in rules have — that command has one of the exact shapes the tool
+//! does completely, with its output going to the model. Bad rules are skipped with a warning; no rule
+//! and no command text can make this module panic. It is a nudge, not a sandbox: `sudo cat f`,
+//! `eval "cat f"` or a quoted command name pass.
+
+mod defaults;
+mod form;
 
 use brush_parser::ast::{
-    Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, IoFileRedirectKind,
-    IoFileRedirectTarget, IoRedirect, Pipeline, SimpleCommand, Word,
+    AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, IoFileRedirectKind,
+    IoFileRedirectTarget, IoRedirect, Pipeline, SeparatorOperator, SimpleCommand, Word,
 };
 use brush_parser::word::WordPiece;
 use brush_parser::ParserOptions;
 use regex::{Regex, RegexBuilder};
+
+pub use defaults::default_rules;
+use form::{CompiledForm, Invocation, Redirect};
+pub use form::{Form, FormError, Stdin, Stdout};
 
 use crate::parse::{self, Parsed};
 
@@ -19,7 +26,8 @@ use crate::parse::{self, Parsed};
 ///
 /// `pattern` is a Rust `regex` (no look-around, no backreferences); `flags` takes the JavaScript
 /// letters the reference accepted: `i` (ignore case), `m` (multi-line), `s` (dot matches newline),
-/// and `g`/`u`, which change nothing here.
+/// and `g`/`u`, which change nothing here. `when` lists the command shapes the rule blocks (see
+/// [`Form`]); a rule without it blocks whatever its pattern matches.
 #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct Rule {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -30,6 +38,10 @@ pub struct Rule {
     /// The tool to use instead; the rule applies only when the caller offers this tool.
     pub tool: String,
     pub message: String,
+    /// With forms, the pattern only pre-selects: the command must also have one of these shapes,
+    /// and its output must reach the model (not a pipe, a substitution, a test or the background).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<Form>,
 }
 
 /// Why a command was blocked; `suggested_tool` is surfaced structurally in the error details.
@@ -49,82 +61,10 @@ impl Block {
     }
 }
 
-const EDIT_SUFFIX: &str = "It provides diff preview and fuzzy matching.";
-
-/// An output redirection to a file, as it appears in the text a rule sees (see [`Interceptor`]).
-const OUTPUT_TO_FILE: &str = r"(>|>>|>\||&>|&>>)\s*[^\s<>&|(]";
-
-/// The settings default: the reference's table and messages, with patterns that no longer fire on
-/// `-i` inside a word, on `echo "a -> b"`, on harmless redirections, or on `cat <<EOF > f` as a read.
-pub fn default_rules() -> Vec<Rule> {
-    let rule = |name: &str, pattern: String, tool: &str, message: String| Rule {
-        name: Some(name.to_owned()),
-        pattern,
-        flags: None,
-        tool: tool.to_owned(),
-        message,
-    };
-    let edit = |what: &str| format!("Use the `edit` tool instead of {what}. {EDIT_SUFFIX}");
-    vec![
-        rule(
-            "file-reader",
-            // A heredoc, here-string or output redirection right after the name is not reading a file.
-            r"^\s*(cat|head|tail|less|more)\s+([^<>\s]|<\s*[^<\s])".to_owned(),
-            "read",
-            "Use the `read` tool instead of cat/head/tail. It provides better context and handles binary files."
-                .to_owned(),
-        ),
-        rule(
-            "search-tool",
-            r"^\s*(grep|rg|ripgrep|ag|ack)\s+".to_owned(),
-            "grep",
-            "Use the `grep` tool instead of grep/rg. It respects .gitignore and provides structured output.".to_owned(),
-        ),
-        rule(
-            "file-finder",
-            r"^\s*(find|fd|locate)\s+.*(-name|-iname|-type|--type|-glob)".to_owned(),
-            "find",
-            "Use the `find` tool instead of find/fd. It respects .gitignore and is faster for glob patterns."
-                .to_owned(),
-        ),
-        rule(
-            "sed-in-place",
-            // `-i` anywhere as an option, also inside a cluster such as `-Ei` or as `-i.bak`.
-            r"^\s*sed\s+(.*\s)?(-[a-zA-Z]*i|--in-place)".to_owned(),
-            "edit",
-            edit("sed -i"),
-        ),
-        rule(
-            "perl-in-place",
-            // Only switches that take no argument may precede `i` in a cluster (`-pi`, `-ni`), so
-            // `-Mstrict` or a word such as `--file-id` is not mistaken for `-i`.
-            r"^\s*perl\s+(.*\s)?-[acnpstuwlTUWX0-9]*i".to_owned(),
-            "edit",
-            edit("perl -i"),
-        ),
-        rule(
-            "awk-in-place",
-            r"^\s*g?awk\s+(.*\s)?(-i\s*|--include[=\s]\s*)inplace".to_owned(),
-            "edit",
-            edit("awk -i inplace"),
-        ),
-        rule(
-            "redirect-write",
-            format!(
-                r"^\s*(echo|printf)\s(.*[^<>&|])?{o}|^\s*cat\s(.*[^<>&|])?({o}.*<<|<<.*[^<>&|]{o})",
-                o = OUTPUT_TO_FILE
-            ),
-            "write",
-            "Use the `write` tool instead of echo/cat redirection. It handles encoding and provides confirmation."
-                .to_owned(),
-        ),
-    ]
-}
-
 /// Compiled rules, ready to check commands.
 ///
-/// The text a rule sees, for each simple command (including those in `&&`/`||`/`;` lists, subshells,
-/// brace groups, loop and `if` bodies, function bodies, `$( )`, backquotes and `<( )`):
+/// Every simple command is visited: those in `&&`/`||`/`;` lists, subshells, brace groups, loop and
+/// `if` bodies, function bodies, `$( )`, backquotes and `<( )`. For each, a rule's regex sees this text:
 /// - the command name first, then its arguments and redirections in source order, then any
 ///   redirections written before the name, separated by single spaces; assignments before the name
 ///   (`LC_ALL=C grep …`) are left out;
@@ -137,22 +77,27 @@ pub fn default_rules() -> Vec<Rule> {
 ///   `/dev/tty`, fd duplications and closings (`2>&1`, `>&2`, `<&-`) and process substitutions are
 ///   left out, as they write no file.
 ///
-/// A simple command that is a second or later stage of a pipeline reads piped stdin and is never
-/// checked, even when it also names files (`git log | grep fix file`); commands nested inside such a
-/// stage (`ls | while read f; do cat "$f"; done`) are checked, as they are not fed by the pipe.
-/// Compound-command redirections (`{ …; } > f`) are not checked.
+/// A rule without forms checks every simple command except a second or later stage of a pipeline,
+/// which reads piped stdin (`git log | grep fix file`); commands nested inside such a stage
+/// (`ls | while read f; do cat "$f"; done`) are checked. A rule with forms checks only a simple
+/// command whose output reaches the model: not in `$( )`, backquotes or `<( )`, not a stage of a
+/// pipeline of two or more (nor inside one), not inside a compound command with a redirection, not
+/// tested (`a && b` tests `a`; `||`, `!`, and the conditions of `if`, `while`, `until` too), not in a
+/// loop body or timed with `time`, not run in the background, and the only command of the whole text
+/// besides `cd`s (`cd src && cat main.rs` is one read; `sleep 5 && cat log` is more than one).
 ///
-/// When the command cannot be parsed (syntax error, parser panic, nesting too deep), the rules are
-/// matched against the whole trimmed command instead, as the reference did.
+/// When the command cannot be parsed (syntax error, parser panic, nesting too deep), rules without
+/// forms are matched against the whole trimmed command instead, as the reference did; rules with
+/// forms never block it.
 #[derive(Clone, Debug)]
 pub struct Interceptor {
-    rules: Vec<CompiledRule>,
+    rules: Vec<std::sync::Arc<CompiledRule>>,
     warnings: Vec<String>,
 }
 
-/// A rule whose pattern has been checked but is compiled only when first needed: compiling the default
-/// rules costs about a millisecond, and most calls have none of their tools available.
-#[derive(Clone, Debug)]
+/// A rule whose pattern has been checked but is compiled only when first needed: compiling regexes
+/// costs time on every start, and most calls have none of their tools available.
+#[derive(Debug)]
 struct CompiledRule {
     name: String,
     pattern: String,
@@ -160,6 +105,7 @@ struct CompiledRule {
     regex: std::sync::OnceLock<Option<Regex>>,
     tool: String,
     message: String,
+    forms: Vec<CompiledForm>,
 }
 
 impl CompiledRule {
@@ -174,24 +120,49 @@ impl CompiledRule {
         });
         regex.as_ref().is_some_and(|r| r.is_match(text))
     }
+
+    /// Whether this rule blocks `candidate`; `alone` says it is the only command of the whole text
+    /// besides `cd`s.
+    fn blocks(&self, candidate: &Candidate, alone: bool) -> bool {
+        let in_place = match self.forms.is_empty() {
+            true => !candidate.place.reads_pipe,
+            false => {
+                alone && candidate.place.shown() && self.forms.iter().any(|form| form.matches(&candidate.invocation))
+            }
+        };
+        in_place && self.is_match(&candidate.text)
+    }
+
+    fn block(&self) -> Block {
+        Block { rule: self.name.clone(), suggested_tool: self.tool.clone(), message: self.message.clone() }
+    }
 }
 
 impl Interceptor {
-    /// Compiles `rules`; one that has an invalid regex or flags is skipped and described in
+    /// Compiles `rules`; one that has an invalid regex, flags or form is skipped and described in
     /// [`Interceptor::warnings`], so one bad setting never disables the others.
     pub fn new(rules: &[Rule]) -> Interceptor {
         let mut compiled = Vec::with_capacity(rules.len());
         let mut warnings = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
-            match check_syntax(&rule.pattern, rule.flags.as_deref()) {
-                Ok(()) => compiled.push(CompiledRule {
+            let forms = rule
+                .when
+                .iter()
+                .enumerate()
+                .map(|(number, form)| {
+                    CompiledForm::new(form).map_err(|error| format!("form {} of `when`: {error}", number + 1))
+                })
+                .collect::<Result<Vec<_>, String>>();
+            match check_syntax(&rule.pattern, rule.flags.as_deref()).and(forms) {
+                Ok(forms) => compiled.push(std::sync::Arc::new(CompiledRule {
                     name: rule.name.clone().unwrap_or_else(|| format!("rule-{index}")),
                     pattern: rule.pattern.clone(),
                     flags: rule.flags.clone(),
                     regex: std::sync::OnceLock::new(),
                     tool: rule.tool.clone(),
                     message: rule.message.clone(),
-                }),
+                    forms,
+                })),
                 Err(reason) => warnings
                     .push(format!("bashInterceptor rule {index} (pattern `{}`) skipped: {reason}", rule.pattern)),
             }
@@ -205,26 +176,30 @@ impl Interceptor {
     }
 
     /// The first block for `command`: simple commands in source order, and for each the first rule
-    /// (in rule order) whose tool is in `tool_names` and whose regex matches.
+    /// (in rule order) whose tool is in `tool_names` and that blocks it.
     pub fn check(&self, command: &str, tool_names: &[String]) -> Option<Block> {
         let command = command.trim();
-        let applicable: Vec<&CompiledRule> = self.rules.iter().filter(|rule| tool_names.contains(&rule.tool)).collect();
+        let applicable: Vec<&CompiledRule> =
+            self.rules.iter().map(|rule| rule.as_ref()).filter(|rule| tool_names.contains(&rule.tool)).collect();
         if applicable.is_empty() || command.is_empty() {
             return None;
         }
-        let texts = parse::with_parsed(command, |parsed| {
-            let mut collector = Collector::default();
-            collector.program(parsed, 0);
-            collector.texts
-        })
-        .unwrap_or_else(|| vec![command.to_owned()]);
-        texts.iter().find_map(|text| {
-            applicable.iter().find(|rule| rule.is_match(text)).map(|rule| Block {
-                rule: rule.name.clone(),
-                suggested_tool: rule.tool.clone(),
-                message: rule.message.clone(),
-            })
-        })
+        let walked = parse::with_parsed(command, |parsed| {
+            let mut walker = Walker::default();
+            walker.program(parsed, Place::default(), 0);
+            walker.candidates
+        });
+        let Some(candidates) = walked else {
+            // Unparseable: the reference's plain match of the whole text, for rules without forms.
+            return applicable
+                .iter()
+                .find(|rule| rule.forms.is_empty() && rule.is_match(command))
+                .map(|rule| rule.block());
+        };
+        let alone = candidates.iter().filter(|candidate| !candidate.is_cd()).count() == 1;
+        candidates
+            .iter()
+            .find_map(|candidate| applicable.iter().find(|rule| rule.blocks(candidate, alone)).map(|rule| rule.block()))
     }
 }
 
@@ -281,116 +256,181 @@ fn compile(pattern: &str, flags: Option<&str>) -> Result<Regex, String> {
     builder.build().map_err(|error| describe(&error.to_string()))
 }
 
-/// How many `$( )` levels deep commands are still collected; deeper ones are ignored.
+/// How many `$( )` levels deep commands are still checked; deeper ones are ignored.
 const MAX_SUBSTITUTION_DEPTH: usize = 8;
 
-/// Walks a parsed program and collects the rule text of every checkable simple command.
-#[derive(Default)]
-struct Collector {
-    texts: Vec<String>,
+/// Where a simple command sits, as far as whether its output reaches the model.
+#[derive(Clone, Copy, Debug, Default)]
+struct Place {
+    /// Inside `$( )`, backquotes or `<( )`/`>( )`: its output is captured.
+    captured: bool,
+    /// A stage of a pipeline of two or more, or inside one.
+    piped: bool,
+    /// Inside a compound command that has a redirection.
+    redirected: bool,
+    /// Its exit status is used (`&&`, `||`, `!`, conditions of `if`, `while`, `until`).
+    tested: bool,
+    /// Run asynchronously (`&`, `coproc`).
+    background: bool,
+    /// In the body of a loop, or timed with `time`: more than one call of a tool would do.
+    repeated: bool,
+    /// A second or later stage of a pipeline itself (not a command nested in one).
+    reads_pipe: bool,
 }
 
-impl Collector {
-    fn program(&mut self, parsed: &Parsed<'_>, depth: usize) {
+impl Place {
+    fn shown(self) -> bool {
+        !(self.captured || self.piped || self.redirected || self.tested || self.background || self.repeated)
+    }
+}
+
+/// A simple command as the rules see it.
+struct Candidate {
+    /// What a regex matches (see [`Interceptor`]).
+    text: String,
+    invocation: Invocation,
+    place: Place,
+}
+
+impl Candidate {
+    /// `cd` only sets where the next command runs; a tool takes that as a path.
+    fn is_cd(&self) -> bool {
+        self.invocation.name.as_deref() == Some("cd")
+    }
+}
+
+/// Walks a parsed program and collects every simple command in source order (a command's own text
+/// before the commands nested in its words).
+#[derive(Default)]
+struct Walker {
+    candidates: Vec<Candidate>,
+}
+
+impl Walker {
+    fn program(&mut self, parsed: &Parsed<'_>, place: Place, depth: usize) {
         for list in &parsed.program.complete_commands {
-            self.list(parsed, list, depth);
+            self.list(parsed, list, place, depth);
         }
     }
 
-    fn list(&mut self, parsed: &Parsed<'_>, list: &CompoundList, depth: usize) {
+    fn list(&mut self, parsed: &Parsed<'_>, list: &CompoundList, place: Place, depth: usize) {
         for item in &list.0 {
-            self.pipeline(parsed, &item.0.first, depth);
-            for next in &item.0.additional {
-                let (brush_parser::ast::AndOr::And(pipeline) | brush_parser::ast::AndOr::Or(pipeline)) = next;
-                self.pipeline(parsed, pipeline, depth);
+            let place = Place { background: place.background || matches!(item.1, SeparatorOperator::Async), ..place };
+            let and_or = &item.0;
+            let tested = Place { tested: true, ..place };
+            let pipelines = std::iter::once(&and_or.first).chain(and_or.additional.iter().map(|next| match next {
+                AndOr::And(pipeline) | AndOr::Or(pipeline) => pipeline,
+            }));
+            let last = and_or.additional.len();
+            for (index, pipeline) in pipelines.enumerate() {
+                self.pipeline(parsed, pipeline, if index < last { tested } else { place }, depth);
             }
         }
     }
 
-    fn pipeline(&mut self, parsed: &Parsed<'_>, pipeline: &Pipeline, depth: usize) {
+    fn pipeline(&mut self, parsed: &Parsed<'_>, pipeline: &Pipeline, place: Place, depth: usize) {
+        let place = Place {
+            tested: place.tested || pipeline.bang,
+            piped: place.piped || pipeline.seq.len() > 1,
+            repeated: place.repeated || pipeline.timed.is_some(),
+            ..place
+        };
         for (stage, command) in pipeline.seq.iter().enumerate() {
-            self.command(parsed, command, stage > 0, depth);
+            self.command(parsed, command, Place { reads_pipe: stage > 0, ..place }, depth);
         }
     }
 
-    fn command(&mut self, parsed: &Parsed<'_>, command: &Command, piped: bool, depth: usize) {
+    fn command(&mut self, parsed: &Parsed<'_>, command: &Command, place: Place, depth: usize) {
+        let nested = Place { reads_pipe: false, ..place };
         match command {
             Command::Simple(simple) => {
                 let mut rendering = Rendering::new(parsed);
-                let text = rendering.simple(simple);
-                if !piped && !text.is_empty() {
-                    self.texts.push(text);
+                let (text, invocation) = rendering.simple(simple);
+                if !text.is_empty() {
+                    self.candidates.push(Candidate { text, invocation, place });
                 }
-                self.nested(parsed, rendering, depth);
+                self.nested(parsed, rendering, place, depth);
             }
-            Command::Compound(compound, _) => self.compound(parsed, compound, depth),
-            Command::Function(function) => self.compound(parsed, &function.body.0, depth),
+            Command::Compound(compound, redirects) => {
+                let place = Place { redirected: nested.redirected || redirects.is_some(), ..nested };
+                self.compound(parsed, compound, place, depth)
+            }
+            Command::Function(function) => {
+                let place = Place { redirected: nested.redirected || function.body.1.is_some(), ..nested };
+                self.compound(parsed, &function.body.0, place, depth)
+            }
             Command::ExtendedTest(test, _) => {
                 let mut rendering = Rendering::new(parsed);
                 rendering.test_words(&test.expr);
-                self.nested(parsed, rendering, depth);
+                self.nested(parsed, rendering, place, depth);
             }
         }
     }
 
-    fn compound(&mut self, parsed: &Parsed<'_>, compound: &CompoundCommand, depth: usize) {
+    fn compound(&mut self, parsed: &Parsed<'_>, compound: &CompoundCommand, place: Place, depth: usize) {
         let mut rendering = Rendering::new(parsed);
+        let tested = Place { tested: true, ..place };
+        let repeated = Place { repeated: true, ..place };
         match compound {
             CompoundCommand::Arithmetic(_) => {}
-            CompoundCommand::ArithmeticForClause(clause) => self.list(parsed, &clause.body.list, depth),
-            CompoundCommand::BraceGroup(group) => self.list(parsed, &group.list, depth),
-            CompoundCommand::Subshell(subshell) => self.list(parsed, &subshell.list, depth),
+            CompoundCommand::ArithmeticForClause(clause) => self.list(parsed, &clause.body.list, repeated, depth),
+            CompoundCommand::BraceGroup(group) => self.list(parsed, &group.list, place, depth),
+            CompoundCommand::Subshell(subshell) => self.list(parsed, &subshell.list, place, depth),
             CompoundCommand::ForClause(clause) => {
                 for value in clause.values.iter().flatten() {
                     rendering.word(value);
                 }
-                self.list(parsed, &clause.body.list, depth);
+                self.list(parsed, &clause.body.list, repeated, depth);
             }
             CompoundCommand::CaseClause(clause) => {
                 rendering.word(&clause.value);
                 for case in &clause.cases {
                     if let Some(body) = &case.cmd {
-                        self.list(parsed, body, depth);
+                        self.list(parsed, body, place, depth);
                     }
                 }
             }
             CompoundCommand::IfClause(clause) => {
-                self.list(parsed, &clause.condition, depth);
-                self.list(parsed, &clause.then, depth);
+                self.list(parsed, &clause.condition, tested, depth);
+                self.list(parsed, &clause.then, place, depth);
                 for branch in clause.elses.iter().flatten() {
                     if let Some(condition) = &branch.condition {
-                        self.list(parsed, condition, depth);
+                        self.list(parsed, condition, tested, depth);
                     }
-                    self.list(parsed, &branch.body, depth);
+                    self.list(parsed, &branch.body, place, depth);
                 }
             }
             CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => {
-                self.list(parsed, &clause.0, depth);
-                self.list(parsed, &clause.1.list, depth);
+                self.list(parsed, &clause.0, Place { tested: true, ..repeated }, depth);
+                self.list(parsed, &clause.1.list, repeated, depth);
             }
-            CompoundCommand::Coprocess(coprocess) => self.command(parsed, &coprocess.body, false, depth),
+            CompoundCommand::Coprocess(coprocess) => {
+                self.command(parsed, &coprocess.body, Place { background: true, ..place }, depth)
+            }
         }
-        self.nested(parsed, rendering, depth);
+        self.nested(parsed, rendering, place, depth);
     }
 
-    /// Collects the commands a rendering found nested in words: `<( )` in the same source, and
-    /// `$( )`/backquote bodies, which are parsed on their own.
-    fn nested(&mut self, parsed: &Parsed<'_>, rendering: Rendering<'_, '_>, depth: usize) {
+    /// Visits the commands a rendering found nested in words: `<( )` in the same source, and
+    /// `$( )`/backquote bodies, which are parsed on their own. Their output is captured.
+    fn nested(&mut self, parsed: &Parsed<'_>, rendering: Rendering<'_, '_>, place: Place, depth: usize) {
+        let captured = Place { captured: true, reads_pipe: false, ..place };
         for list in rendering.process_substitutions {
-            self.list(parsed, list, depth);
+            self.list(parsed, list, captured, depth);
         }
         if depth >= MAX_SUBSTITUTION_DEPTH {
             return;
         }
         for body in rendering.substitutions {
             if let Some(inner) = parse::parse_here(&body) {
-                self.program(&inner, depth + 1);
+                self.program(&inner, captured, depth + 1);
             }
         }
     }
 }
 
-/// Builds the rule text of one simple command and remembers the commands nested in its words.
+/// Builds the rule text and the [`Invocation`] of one simple command, and remembers the commands
+/// nested in its words.
 struct Rendering<'p, 'a> {
     parsed: &'p Parsed<'a>,
     /// Bodies of `$( )` and backquotes, as source text.
@@ -404,43 +444,50 @@ impl<'p, 'a> Rendering<'p, 'a> {
         Rendering { parsed, substitutions: Vec::new(), process_substitutions: Vec::new() }
     }
 
-    fn simple(&mut self, command: &'p SimpleCommand) -> String {
+    fn simple(&mut self, command: &'p SimpleCommand) -> (String, Invocation) {
         let mut parts = Vec::new();
+        let mut invocation = Invocation::default();
         if let Some(name) = &command.word_or_name {
-            parts.push(self.word(name));
+            let (text, value) = self.word_and_value(name);
+            // Only a name written as plain text is the command it looks like (`\cat` skips aliases).
+            invocation.name = value.filter(|value| value.as_str() == self.source(name));
+            parts.push(text);
         }
-        let suffix = command.suffix.iter().flat_map(|suffix| suffix.0.iter());
-        for item in suffix {
-            if let Some(part) = self.item(item) {
-                parts.push(part);
+        for item in command.suffix.iter().flat_map(|suffix| suffix.0.iter()) {
+            match item {
+                CommandPrefixOrSuffixItem::Word(word) | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                    let (text, value) = self.word_and_value(word);
+                    parts.push(text);
+                    invocation.args.push(value);
+                }
+                CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
+                    parts.extend(self.redirect(redirect));
+                    invocation.redirects.push(self.redirect_kind(redirect));
+                }
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
+                    self.process_substitutions.push(&subshell.list);
+                    invocation.args.push(None);
+                }
             }
         }
         for item in command.prefix.iter().flat_map(|prefix| prefix.0.iter()) {
             match item {
                 CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                     self.word(word);
+                    invocation.assigns = true;
                 }
-                other => {
-                    if let Some(part) = self.item(other) {
-                        parts.push(part);
-                    }
+                CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
+                    parts.extend(self.redirect(redirect));
+                    invocation.redirects.push(self.redirect_kind(redirect));
+                }
+                CommandPrefixOrSuffixItem::Word(word) => parts.push(self.word(word)),
+                CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
+                    self.process_substitutions.push(&subshell.list);
+                    invocation.redirects.push(Redirect::Other);
                 }
             }
         }
-        parts.join(" ")
-    }
-
-    fn item(&mut self, item: &'p CommandPrefixOrSuffixItem) -> Option<String> {
-        match item {
-            CommandPrefixOrSuffixItem::Word(word) | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                Some(self.word(word))
-            }
-            CommandPrefixOrSuffixItem::IoRedirect(redirect) => self.redirect(redirect),
-            CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell) => {
-                self.process_substitutions.push(&subshell.list);
-                None
-            }
-        }
+        (parts.join(" "), invocation)
     }
 
     /// The redirection as rule text, or `None` for one that writes no file.
@@ -490,6 +537,25 @@ impl<'p, 'a> Rendering<'p, 'a> {
         }
     }
 
+    /// The redirection as a form sees it.
+    fn redirect_kind(&self, redirect: &IoRedirect) -> Redirect {
+        let stdout = |fd: &Option<i32>| matches!(fd, None | Some(1));
+        match redirect {
+            IoRedirect::File(fd, IoFileRedirectKind::Write | IoFileRedirectKind::Clobber, target) if stdout(fd) => {
+                match target {
+                    IoFileRedirectTarget::Filename(word) => Redirect::Replace(static_value(self.source(word))),
+                    _ => Redirect::Other,
+                }
+            }
+            IoRedirect::OutputAndError(word, false) => Redirect::Replace(static_value(self.source(word))),
+            IoRedirect::HereDocument(None | Some(0), heredoc) => {
+                Redirect::Text(!heredoc.requires_expansion || !heredoc.doc.value.contains(['$', '`', '\\']))
+            }
+            IoRedirect::HereString(None | Some(0), word) => Redirect::Text(static_value(self.source(word)).is_some()),
+            _ => Redirect::Other,
+        }
+    }
+
     /// Whether a redirection target names a device that is not a file to write.
     fn is_device(&self, word: &Word) -> bool {
         let target = brush_parser::unquote_str(self.source(word));
@@ -502,23 +568,37 @@ impl<'p, 'a> Rendering<'p, 'a> {
 
     /// The word as written, with quoted text and expansions masked; records nested commands.
     fn word(&mut self, word: &'p Word) -> String {
+        self.word_and_value(word).0
+    }
+
+    /// The masked word (see [`Rendering::word`]) and its value after quote removal, `None` when the
+    /// shell would expand something in it.
+    fn word_and_value(&mut self, word: &'p Word) -> (String, Option<String>) {
         let source = self.source(word);
-        let pieces = std::panic::catch_unwind(|| brush_parser::word::parse(source, &ParserOptions::default()));
-        match pieces {
-            Ok(Ok(pieces)) => {
+        match parse_word(source) {
+            Some(pieces) => {
                 let mut out = String::with_capacity(source.len());
+                let mut value = Some(String::with_capacity(source.len()));
                 for piece in &pieces {
-                    self.piece(source, piece, &mut out);
+                    self.piece(source, piece, &mut out, &mut value, false);
                 }
-                out
+                (out, value)
             }
             // A word the word parser cannot read is masked whole: better silent than wrong.
-            _ => mask(source),
+            None => (mask(source), None),
         }
     }
 
-    fn piece(&mut self, source: &str, piece: &brush_parser::word::WordPieceWithSource, out: &mut String) {
+    fn piece(
+        &mut self,
+        source: &str,
+        piece: &brush_parser::word::WordPieceWithSource,
+        out: &mut String,
+        value: &mut Option<String>,
+        quoted: bool,
+    ) {
         let text = source.get(piece.start_index..piece.end_index).unwrap_or("");
+        push_value(value, &piece.piece, text, quoted);
         match &piece.piece {
             WordPiece::Text(text) => out.push_str(text),
             WordPiece::TildeExpansion(_) => out.push_str(text),
@@ -534,9 +614,12 @@ impl<'p, 'a> Rendering<'p, 'a> {
             }
             WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 let mut discarded = String::new();
+                let mut inner_value =
+                    value.take().filter(|_| matches!(piece.piece, WordPiece::DoubleQuotedSequence(_)));
                 for nested in inner {
-                    self.piece(source, nested, &mut discarded);
+                    self.piece(source, nested, &mut discarded, &mut inner_value, true);
                 }
+                *value = inner_value;
                 let open = if matches!(piece.piece, WordPiece::GettextDoubleQuotedSequence(_)) { "$\"" } else { "\"" };
                 out.push_str(open);
                 out.push_str(&mask(&discarded));
@@ -578,6 +661,45 @@ impl<'p, 'a> Rendering<'p, 'a> {
                 self.word(right);
             }
         }
+    }
+}
+
+/// brush's word parser, which panics on some input.
+fn parse_word(source: &str) -> Option<Vec<brush_parser::word::WordPieceWithSource>> {
+    std::panic::catch_unwind(|| brush_parser::word::parse(source, &ParserOptions::default())).ok()?.ok()
+}
+
+/// The value of a word after quote removal, `None` when the shell would expand something in it.
+fn static_value(source: &str) -> Option<String> {
+    let mut value = Some(String::with_capacity(source.len()));
+    for piece in parse_word(source)? {
+        let text = source.get(piece.start_index..piece.end_index).unwrap_or("");
+        push_value(&mut value, &piece.piece, text, false);
+        if let WordPiece::DoubleQuotedSequence(inner) = &piece.piece {
+            for nested in inner {
+                let text = source.get(nested.start_index..nested.end_index).unwrap_or("");
+                push_value(&mut value, &nested.piece, text, true);
+            }
+        }
+    }
+    value
+}
+
+/// Appends what `piece` contributes to a word's static value, or makes it `None` when the piece is
+/// expanded by the shell. A double-quoted sequence contributes through its inner pieces.
+fn push_value(value: &mut Option<String>, piece: &WordPiece, text: &str, quoted: bool) {
+    let Some(out) = value.as_mut() else { return };
+    match piece {
+        // An unquoted glob or brace pattern becomes whatever the file system or the braces say; `!`
+        // is history expansion in an interactive shell.
+        WordPiece::Text(text) if !quoted && text.contains(['*', '?', '[', '{', '!']) => *value = None,
+        WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.push_str(text),
+        WordPiece::AnsiCQuotedText(text) if !text.contains('\\') => out.push_str(text),
+        // `\` and a newline is a line continuation: nothing.
+        WordPiece::EscapeSequence(escaped) => out.push_str(escaped.get(1..).unwrap_or("").trim_start_matches('\n')),
+        WordPiece::TildeExpansion(_) if !quoted => out.push_str(text),
+        WordPiece::DoubleQuotedSequence(_) => {}
+        _ => *value = None,
     }
 }
 

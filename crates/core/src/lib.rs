@@ -47,6 +47,8 @@ pub mod artifact;
 mod cancel;
 #[doc(hidden)]
 pub mod env;
+#[doc(hidden)]
+pub mod excerpt;
 pub mod exec;
 #[doc(hidden)]
 pub mod feed;
@@ -60,11 +62,15 @@ mod private_dir;
 mod process;
 mod reaper;
 pub mod result;
+pub mod retention;
 mod run;
 mod runtime;
+#[doc(hidden)]
+pub mod scan;
 pub mod session;
 pub mod settings;
 pub mod shell;
+pub mod signatures;
 #[doc(hidden)]
 pub mod sink;
 pub mod tool;

@@ -6,10 +6,14 @@
 //! with no group or other permissions, creating it (mode 0700) when missing and tightening the mode of
 //! one of ours that is too open.
 
-use std::fs::{DirBuilder, Metadata};
+use std::fs::{DirBuilder, File, Metadata};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::Path;
+
+use nix::fcntl::OFlag;
+use nix::sys::stat::Mode;
 
 /// Creates `dir` (and missing parents, mode 0700) and checks it with `lstat`.
 pub(crate) fn ensure(dir: &Path) -> io::Result<()> {
@@ -32,6 +36,56 @@ pub(crate) fn ensure(dir: &Path) -> io::Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
+}
+
+/// Opens `dir` for `*at` calls: a real directory (a symlink in its place is refused) owned by the user.
+/// Resolving names against this fd rather than the path means the directory cannot be swapped for a
+/// link between the check and the use.
+pub(crate) fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::open(dir, flags, Mode::empty()).map_err(|e| {
+        let e = io::Error::from(e);
+        if e.raw_os_error() == Some(libc::ELOOP) || e.raw_os_error() == Some(libc::ENOTDIR) {
+            io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: not a real directory", dir.display()))
+        } else {
+            e
+        }
+    })?;
+    let stat = nix::sys::stat::fstat(&fd)?;
+    if stat.st_uid != current_uid() {
+        let why = format!("{}: owned by another user; refusing to use it", dir.display());
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, why));
+    }
+    Ok(fd)
+}
+
+/// Opens `name` in `dir` for reading: a regular file only, never through a symbolic link.
+pub(crate) fn open_regular_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
+    let flags = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
+    let fd = nix::fcntl::openat(dir, name, flags, Mode::empty())?;
+    let file = File::from(fd);
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{name} is not a regular file")));
+    }
+    Ok(file)
+}
+
+/// Creates `name` in `dir` for reading and writing, mode 0600: fails if anything (a file, a link) is there already.
+pub(crate) fn create_new_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
+    let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::openat(dir, name, flags, Mode::from_bits_truncate(0o600))?;
+    Ok(File::from(fd))
+}
+
+/// Opens `name` in `dir` for appending (created 0600 when missing), never through a symbolic link.
+pub(crate) fn append_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
+    let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_APPEND | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::openat(dir, name, flags, Mode::from_bits_truncate(0o600))?;
+    let file = File::from(fd);
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{name} is not a regular file")));
+    }
+    Ok(file)
 }
 
 /// Whether `lstat` metadata describes a regular file (not a symlink) owned by the current user.
@@ -57,6 +111,21 @@ mod tests {
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
         ensure(&dir).unwrap();
         assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn files_are_opened_without_following_links() {
+        let base = tempfile::tempdir().unwrap();
+        std::fs::write(base.path().join("real"), "x").unwrap();
+        std::os::unix::fs::symlink(base.path().join("real"), base.path().join("link")).unwrap();
+        std::fs::create_dir(base.path().join("sub")).unwrap();
+        let dir = open_dir(base.path()).unwrap();
+        assert!(open_regular_in(&dir, "real").is_ok());
+        assert!(open_regular_in(&dir, "link").is_err());
+        assert!(open_regular_in(&dir, "sub").is_err());
+        assert!(create_new_in(&dir, "link").is_err());
+        assert!(append_in(&dir, "link").is_err());
+        assert!(open_dir(&base.path().join("link")).is_err());
     }
 
     #[test]

@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::artifact::ArtifactId;
+use crate::excerpt::{self, ErrorLines};
 use crate::exec::ShellEvent;
 use crate::intercept::Block;
 use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
 use crate::sink::{SinkOutput, Spill};
 use crate::validate::Timeout;
-use crate::view::{format_size, model_view, View, ViewOptions};
+use crate::view::{format_size, looks_binary, model_view, View, ViewOptions};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
 #[derive(Debug, Clone, Serialize)]
@@ -106,6 +107,10 @@ pub struct Details {
     /// Why the full output could not be kept, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_error: Option<String>,
+    /// Bytes of the output the artifact does not hold, when the output passed `artifacts.maxBytes`
+    /// (the artifact keeps its first and last bytes around a marker line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact_dropped_bytes: Option<u64>,
     /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -136,6 +141,8 @@ pub enum Direction {
     Head,
     /// The last lines are shown.
     Tail,
+    /// The first lines, the lines that matched error signatures, and the last lines.
+    Excerpt,
 }
 
 /// What limited the view.
@@ -173,8 +180,14 @@ pub struct Truncation {
     pub output_lines: u64,
     /// Bytes of output shown.
     pub output_bytes: u64,
-    /// The lines shown; `None` when none are.
+    /// The one range of a head or tail view; for an excerpt, its last part (the tail). `None` when no
+    /// line is shown.
     pub shown_range: Option<LineRange>,
+    /// Every range shown, in order.
+    pub shown_ranges: Vec<LineRange>,
+    /// For an excerpt: lines that matched error signatures, found and shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_lines: Option<ErrorLines>,
     /// The artifact with the full output, when it could be kept.
     pub artifact_id: Option<ArtifactId>,
     /// The byte budget of the view.
@@ -232,17 +245,55 @@ pub struct ShapedOutput {
     pub truncation: Option<Truncation>,
     pub artifact_id: Option<ArtifactId>,
     pub artifact_error: Option<String>,
+    /// Bytes of the output the artifact does not hold (it passed `artifacts.maxBytes`).
+    pub artifact_dropped: u64,
 }
 
-/// Applies head/tail (head first), the model view, and the truncation notice.
+/// Applies head/tail (head first) or the excerpt view, the model view, and the truncation notice.
 #[doc(hidden)]
 pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let out = &report.output;
-    let (artifact_id, artifact_error) = match out.spill() {
-        Spill::Written { id, .. } => (Some(*id), None),
-        Spill::Failed { reason, .. } => (None, Some(reason.clone())),
-        Spill::None => (None, None),
+    let (artifact_id, artifact_error, dropped) = match out.spill() {
+        Spill::Written { id, dropped, .. } => (Some(*id), None, *dropped),
+        Spill::Failed { reason, .. } => (None, Some(reason.clone()), 0),
+        Spill::None => (None, None, 0),
     };
+    let where_full = || where_full(artifact_id, dropped, artifact_error.as_deref(), report.artifacts_available);
+    if let Some(found) = out.excerpt() {
+        if report.limits == Limits::default() && out.truncated() && !looks_binary(out.tail()) {
+            let view =
+                excerpt::build(found, out.tail(), out.total_lines(), out.total_bytes(), report.max_bytes, &report.view);
+            let notice = format!(
+                "[Showing {} of {} ({} limit). {}]",
+                view.describe_ranges(),
+                out.total_lines(),
+                format_size(report.max_bytes as u64),
+                where_full()
+            );
+            let truncation = Truncation {
+                direction: Direction::Excerpt,
+                truncated_by: TruncatedBy::Bytes,
+                total_lines: out.total_lines(),
+                total_bytes: out.total_bytes(),
+                output_lines: view.shown_lines,
+                output_bytes: view.shown_bytes,
+                shown_range: view.tail,
+                shown_ranges: view.ranges,
+                error_lines: Some(view.error_lines),
+                artifact_id,
+                max_bytes: report.max_bytes as u64,
+            };
+            return ShapedOutput {
+                artifact_dropped: dropped,
+                body: view.text,
+                binary: false,
+                notices: vec![notice],
+                truncation: Some(truncation),
+                artifact_id,
+                artifact_error,
+            };
+        }
+    }
 
     // The region we select from, and the line number its first line has in the whole output.
     let (mut shown, mut first_line, mut direction) = match (report.limits.head, out.head()) {
@@ -262,12 +313,6 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let truncated_by = if by_lines && shown.len() < report.max_bytes { TruncatedBy::Lines } else { TruncatedBy::Bytes };
 
     let mut notices = Vec::new();
-    let where_full = || match (&artifact_id, &artifact_error) {
-        (Some(id), _) => format!("Full: {}", id.url()),
-        (None, Some(reason)) => format!("Full output could not be kept: {reason}"),
-        (None, None) if !report.artifacts_available => "Full output was not kept: no artifact directory".to_string(),
-        (None, None) => "Full output was not kept".to_string(),
-    };
     let (body, binary) = match model_view(shown, &report.view) {
         View::Text(text) => (text, false),
         View::Binary { bytes } => {
@@ -301,12 +346,32 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
             output_lines: shown_lines,
             output_bytes: shown.len() as u64,
             shown_range: range,
+            shown_ranges: range.into_iter().collect(),
+            error_lines: None,
             artifact_id,
             max_bytes: report.max_bytes as u64,
         }
     });
 
-    ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error }
+    ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error, artifact_dropped: dropped }
+}
+
+/// Where the whole output is, for a notice.
+fn where_full(
+    artifact_id: Option<ArtifactId>,
+    dropped: u64,
+    artifact_error: Option<&str>,
+    artifacts_available: bool,
+) -> String {
+    match (artifact_id, artifact_error) {
+        (Some(id), _) if dropped > 0 => {
+            format!("Head and tail: {} ({} in between dropped: artifacts.maxBytes)", id.url(), format_size(dropped))
+        }
+        (Some(id), _) => format!("Full: {}", id.url()),
+        (None, Some(reason)) => format!("Full output could not be kept: {reason}"),
+        (None, None) if !artifacts_available => "Full output was not kept: no artifact directory".to_string(),
+        (None, None) => "Full output was not kept".to_string(),
+    }
 }
 
 /// Appends notices after one blank line; the output's own final newline is not doubled.
@@ -387,6 +452,7 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
     details.background_processes = report.background;
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.artifact_error = shaped.artifact_error;
+    details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);
     ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }
 }
 

@@ -10,16 +10,18 @@
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::artifact::{ArtifactAllocator, ArtifactDir};
+use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactBudget, ArtifactDir, NewArtifact};
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
 use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMode};
 use crate::feed::{ChunkCallback, Feed, UpdateCallback};
 use crate::result::{Limits, RunReport};
 use crate::runtime::Runtime;
-use crate::sink::{OutputSink, SinkConfig};
+use crate::sink::{OutputSink, Spill};
 use crate::validate::Timeout;
 use crate::view::{model_view, View, ViewOptions};
 
@@ -58,22 +60,26 @@ pub(crate) enum RunError {
 }
 
 /// Runs `spec` on `runtime` and returns what shaping needs.
-pub(crate) fn run<'a>(runtime: &Runtime, spec: RunSpec<'a, '_>) -> Result<RunReport<'a>, RunError> {
+pub(crate) fn run<'a>(runtime: &Arc<Runtime>, spec: RunSpec<'a, '_>) -> Result<RunReport<'a>, RunError> {
     run_on(runtime, spec, None)
 }
 
 /// [`run`], in a pseudo-terminal hosted by `terminal` when one is given (the PTY path), else by the
 /// runtime's executor.
 pub(crate) fn run_on<'a>(
-    runtime: &Runtime,
+    runtime: &Arc<Runtime>,
     spec: RunSpec<'a, '_>,
     terminal: Option<&mut dyn ToolUi>,
 ) -> Result<RunReport<'a>, RunError> {
     let settings = runtime.settings();
     let shell = runtime.shell()?;
-    let allocator = spec.artifacts.map(|d| Box::new(d.allocator()) as Box<dyn ArtifactAllocator>);
-    let sink =
-        OutputSink::new(SinkConfig { max_bytes: settings.max_output_bytes, head_lines: spec.limits.head }, allocator);
+    let reserved = Arc::new(AtomicU64::new(0));
+    let allocator = spec.artifacts.map(|dir| {
+        let runtime = Arc::clone(runtime);
+        Box::new(BudgetedAllocator { runtime, dir: dir.clone(), reserved: Arc::clone(&reserved) })
+            as Box<dyn ArtifactAllocator>
+    });
+    let sink = OutputSink::new(settings.sink_config(spec.limits.head), allocator);
     let extra: Vec<(&str, OsString)> =
         spec.artifacts.map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
     let request = ExecRequest {
@@ -107,8 +113,10 @@ pub(crate) fn run_on<'a>(
     if hides || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. }) {
         sink.ensure_spilled();
     }
+    let output = sink.finish();
+    settle_spill(runtime, spec.artifacts, output.spill(), reserved.load(Ordering::Relaxed));
     Ok(RunReport {
-        output: sink.finish(),
+        output,
         limits: spec.limits,
         outcome: execution.outcome,
         duration_ms: execution.duration.as_millis() as u64,
@@ -121,4 +129,87 @@ pub(crate) fn run_on<'a>(
         artifacts_available: spec.artifacts.is_some(),
         shell: execution.shell,
     })
+}
+
+/// Allocates artifacts in the session's directory, capped at `artifacts.maxBytes` and growing only as
+/// the state directory's budget allows (room reserved step by step as the file grows), and marks the
+/// session as in use.
+struct BudgetedAllocator {
+    runtime: Arc<Runtime>,
+    dir: ArtifactDir,
+    reserved: Arc<AtomicU64>,
+}
+
+/// Room asked of the budget at a time: a step per few megabytes, so that fifty small outputs at once
+/// do not each hold a whole artifact's cap.
+const RESERVE_STEP: u64 = 4 * 1024 * 1024;
+
+impl ArtifactAllocator for BudgetedAllocator {
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
+        if let Some(retention) = self.runtime.retention() {
+            if let Some(session) = self.dir.path().parent() {
+                retention.hold(session);
+            }
+        }
+        let mut artifact = self.dir.allocator().allocate()?;
+        artifact.max_bytes = self.runtime.settings().max_artifact_bytes;
+        if self.runtime.retention().is_some() {
+            let budget = RetentionBudget { runtime: Arc::clone(&self.runtime), reserved: Arc::clone(&self.reserved) };
+            artifact.budget = Some(Box::new(budget));
+        }
+        Ok(artifact)
+    }
+}
+
+/// Reserves room under the state directory's budget as an artifact grows.
+struct RetentionBudget {
+    runtime: Arc<Runtime>,
+    reserved: Arc<AtomicU64>,
+}
+
+impl ArtifactBudget for RetentionBudget {
+    fn grow(&mut self, bytes: u64) -> Result<(), String> {
+        let Some(retention) = self.runtime.retention() else { return Ok(()) };
+        let reserved = self.reserved.load(Ordering::Relaxed);
+        if bytes <= reserved {
+            return Ok(());
+        }
+        // Steps are small beside the budget too, so that a small budget is not taken by one step.
+        let step = (bytes - reserved).max(RESERVE_STEP.min(retention.budget() / 16));
+        match retention.reserve(step) {
+            Ok(plan) => {
+                if let Some(plan) = plan {
+                    let (items, freed) = (plan.removals.len(), plan.freed_bytes());
+                    tracing::info!("state directory over budget: removed {items} item(s), {freed} bytes");
+                }
+                self.reserved.store(reserved + step, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(()) => Err(format!(
+                "the state directory is at its budget (state.maxBytes = {} bytes) and what remains is in use",
+                retention.budget()
+            )),
+        }
+    }
+}
+
+/// Gives back the reservation, and removes an artifact whose writing failed (a full disk): it holds an
+/// unknown prefix of the output and must never be served as the full output; the result already says
+/// the output could not be kept.
+fn settle_spill(runtime: &Runtime, dir: Option<&ArtifactDir>, spill: &Spill, reserved: u64) {
+    let written = match spill {
+        Spill::Written { bytes, dropped, .. } => bytes - dropped,
+        Spill::Failed { id: Some(id), .. } => {
+            if let Some(dir) = dir {
+                if let Err(e) = dir.remove(*id) {
+                    tracing::warn!("cannot remove the incomplete artifact {}: {e}", id.url());
+                }
+            }
+            0
+        }
+        _ => 0,
+    };
+    if let Some(retention) = runtime.retention().filter(|_| reserved > 0) {
+        retention.settle(reserved, written);
+    }
 }

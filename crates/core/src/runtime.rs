@@ -20,6 +20,7 @@ use crate::artifact::ArtifactDir;
 use crate::env::CommandEnv;
 use crate::exec::{Executor, OneShotExecutor, ShellError, ShellResolver};
 use crate::reaper::Reaper;
+use crate::retention::{self, GcPlan, Retention};
 use crate::session::{SessionError, SessionName, StateDir};
 use crate::settings::Settings;
 use crate::shell::snapshot::SnapshotCache;
@@ -35,6 +36,8 @@ pub struct Runtime {
     reaper: Reaper,
     snapshots: Option<SnapshotCache>,
     state: Option<StateDir>,
+    /// The state directory's budget and the sessions this runtime holds; `None` without state.
+    retention: Option<Retention>,
     warnings: Vec<String>,
 }
 
@@ -124,6 +127,7 @@ impl RuntimeBuilder {
             env: CommandEnv::from_process(settings.non_interactive_env, &settings.env),
             reaper: Reaper::new(watchdog_shell),
             snapshots,
+            retention: state.as_ref().map(|s| Retention::new(s.path().to_path_buf(), settings.state_budget_bytes)),
             state,
             warnings,
             settings: Arc::new(settings),
@@ -183,6 +187,21 @@ impl Runtime {
         }
     }
 
+    /// Brings the state directory under its budget (`state.maxBytes`): the least recently used sessions
+    /// no process is using go first, then the oldest artifacts. With `dry_run`, only says what it would
+    /// remove. Runs by itself before an output spills; this is for running it by hand (`bashrt gc`).
+    pub fn collect_garbage(&self, dry_run: bool) -> std::io::Result<GcPlan> {
+        let Some(retention) = &self.retention else { return Ok(GcPlan::default()) };
+        let plan = retention::plan(retention.state(), retention.budget())?;
+        if !dry_run {
+            let (_, errors) = retention::apply(&plan);
+            if let Some(error) = errors.first() {
+                return Err(std::io::Error::other(format!("cannot remove {error}")));
+            }
+        }
+        Ok(plan)
+    }
+
     /// Ends everything this runtime started: its shells, and every process that carries its marker
     /// (background servers included) — SIGTERM, `grace`, then SIGKILL. Returns how many processes were
     /// signalled. Later calls still work (they start new shells). Dropping the runtime does the same
@@ -200,6 +219,11 @@ impl Runtime {
     #[doc(hidden)]
     pub fn marker_token(&self) -> &str {
         self.reaper.token()
+    }
+
+    /// The state directory's budget, when the runtime keeps state.
+    pub(crate) fn retention(&self) -> Option<&Retention> {
+        self.retention.as_ref()
     }
 
     pub(crate) fn executor(&self) -> &dyn Executor {

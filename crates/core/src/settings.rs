@@ -5,11 +5,13 @@
 //! unknown key is a warning (a newer client may know more keys than we do).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::intercept::{default_rules, Rule};
-use crate::sink::DEFAULT_MAX_BYTES;
+use crate::signatures::{self, Signature, SignatureSet};
+use crate::sink::{SinkConfig, DEFAULT_MAX_BYTES};
 
 /// Environment variable naming the settings file (overrides the default location).
 pub const SETTINGS_ENV: &str = "BASHRT_SETTINGS";
@@ -21,6 +23,15 @@ pub enum VirtualTerminal {
     On,
     /// Tool calls always run with pipes.
     Off,
+}
+
+/// What a truncated output looks like to the model (`bash.view`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewMode {
+    /// The first lines, the lines that match error signatures, and the tail, in the same byte budget.
+    Smart,
+    /// The last `bash.maxOutputBytes` only.
+    Tail,
 }
 
 /// What a user or an embedding agent can configure; see the README for every key and its default.
@@ -52,7 +63,24 @@ pub struct Settings {
     /// `bash.snapshot`: load the user's aliases, functions and options (from an interactive bash's view
     /// of `~/.bashrc`) into the shells that run commands.
     pub snapshot: bool,
+    /// `artifacts.maxBytes`: the most one artifact keeps; past it, its head and a rolling tail.
+    pub max_artifact_bytes: u64,
+    /// `state.maxBytes`: the most the whole state directory may hold; the least recently used sessions
+    /// (never a live one), then the oldest artifacts, are removed to stay under it.
+    pub state_budget_bytes: u64,
+    /// `bash.view`: the excerpt view or the plain tail for a truncated output.
+    pub view: ViewMode,
+    /// `bash.errorSignatures` (the base set, default: the built-in one) and
+    /// `bash.extraErrorSignatures` (checked first), shared by every call.
+    pub error_signatures: Arc<SignatureSet>,
 }
+
+/// Default of `artifacts.maxBytes`: enough for any build log a person would read, small enough that a
+/// runaway `yes` cannot fill a disk.
+pub const DEFAULT_MAX_ARTIFACT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Default of `state.maxBytes`.
+pub const DEFAULT_STATE_BUDGET_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -69,6 +97,10 @@ impl Default for Settings {
             non_interactive_env: true,
             env: Vec::new(),
             snapshot: true,
+            max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
+            state_budget_bytes: DEFAULT_STATE_BUDGET_BYTES,
+            view: ViewMode::Smart,
+            error_signatures: SignatureSet::defaults(),
         }
     }
 }
@@ -76,7 +108,7 @@ impl Default for Settings {
 /// Every key `set` understands, for help texts and the README.
 pub const KEYS: &[(&str, &str)] = &[
     ("bashInterceptor.enabled", "bool, default true: check commands against the interceptor rules"),
-    ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message}; default: the built-in rules"),
+    ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message, when?}; default: built-in rules"),
     ("bash.virtualTerminal", "\"on\" | \"off\", default \"off\": allow the PTY path when a UI exists"),
     ("shellPath", "string: the shell that runs commands (default: $SHELL if bash, else bash on PATH)"),
     ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
@@ -87,6 +119,17 @@ pub const KEYS: &[(&str, &str)] = &[
     ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
     ("bash.env", "object of string values: extra environment for every command"),
     ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
+    (
+        "artifacts.maxBytes",
+        "bytes, default 268435456 (256 MiB): the most one artifact keeps (its head and tail past it)",
+    ),
+    ("state.maxBytes", "bytes, default 2147483648 (2 GiB): the budget of the whole state directory"),
+    ("bash.view", "\"smart\" (default) | \"tail\": a truncated output as head + error lines + tail, or its tail"),
+    (
+        "bash.errorSignatures",
+        "array of {name, severity, literals, pattern?, before?, after?}: replaces the built-in set",
+    ),
+    ("bash.extraErrorSignatures", "array of signatures, checked before the base set"),
 ];
 
 /// Why settings could not be loaded. Each names the file or the key at fault.
@@ -165,7 +208,7 @@ impl Settings {
             }
             "bashInterceptor.patterns" => {
                 self.interceptor_rules = serde_json::from_value(value)
-                    .map_err(|e| bad(&format!("expected an array of {{pattern, tool, message}} rules: {e}")))?
+                    .map_err(|e| bad(&format!("expected an array of {{pattern, tool, message, when?}} rules: {e}")))?
             }
             "bash.virtualTerminal" => {
                 self.virtual_terminal = match value.as_str() {
@@ -199,6 +242,35 @@ impl Settings {
                 self.non_interactive_env = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
             }
             "bash.snapshot" => self.snapshot = as_bool(&value).ok_or_else(|| bad("expected true or false"))?,
+            "artifacts.maxBytes" => {
+                self.max_artifact_bytes =
+                    as_count(&value).filter(|v| *v >= 4096).ok_or_else(|| bad("expected an integer ≥ 4096"))?
+            }
+            "state.maxBytes" => {
+                self.state_budget_bytes = as_count(&value)
+                    .filter(|v| *v >= 1024 * 1024)
+                    .ok_or_else(|| bad("expected an integer ≥ 1048576"))?
+            }
+            "bash.view" => {
+                self.view = match value.as_str() {
+                    Some("smart") => ViewMode::Smart,
+                    Some("tail") => ViewMode::Tail,
+                    _ => return Err(bad("expected \"smart\" or \"tail\"")),
+                }
+            }
+            "bash.errorSignatures" | "bash.extraErrorSignatures" => {
+                let list: Vec<Signature> = serde_json::from_value(value).map_err(|e| {
+                    bad(&format!("expected an array of {{name, severity, literals, pattern?, before?, after?}}: {e}"))
+                })?;
+                let (list, warnings) = signatures::validate(list, key);
+                let current = &self.error_signatures;
+                self.error_signatures = Arc::new(if key == "bash.errorSignatures" {
+                    SignatureSet::new(list, current.extra().to_vec())
+                } else {
+                    SignatureSet::new(current.base().to_vec(), list)
+                });
+                return Ok((!warnings.is_empty()).then(|| warnings.join("; ")));
+            }
             "bash.env" => {
                 let Value::Object(map) = value else { return Err(bad("expected an object of strings")) };
                 let mut env = Vec::new();
@@ -214,6 +286,18 @@ impl Settings {
             _ => return Ok(Some(format!("unknown setting {key} ignored"))),
         }
         Ok(None)
+    }
+}
+
+impl Settings {
+    /// The sink configuration of a call: its budget, the `head` it asked for, and the error index
+    /// when the view is [`ViewMode::Smart`].
+    pub fn sink_config(&self, head_lines: Option<u64>) -> SinkConfig {
+        SinkConfig {
+            max_bytes: self.max_output_bytes,
+            head_lines,
+            signatures: (self.view == ViewMode::Smart).then(|| self.error_signatures.clone()),
+        }
     }
 }
 

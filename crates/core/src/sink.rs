@@ -1,7 +1,7 @@
 //! The output sink: where every byte a command prints goes, as it arrives.
 //!
-//! Promises: memory stays bounded (about `2 × max_bytes` + the head + a 256 KiB write buffer) whatever
-//! the output size; the totals count every byte and line seen; the kept tail starts on a line boundary
+//! Promises: memory stays bounded (about `2 × max_bytes` + the head + the error index, itself about
+//! `1.3 × max_bytes`, + a 256 KiB write buffer) whatever the output size; the totals count every byte and line seen; the kept tail starts on a line boundary
 //! when it can; when the output overflows (or on request), the artifact file holds the whole raw stream,
 //! byte for byte, and is flushed and closed before [`OutputSink::finish`] returns.
 //!
@@ -26,22 +26,20 @@
 //!   error is reported as [`Spill::Failed`], never lost; `truncated` comes from the totals seen, never
 //!   from what happens to be in memory.
 
+use crate::artifact::writer::ArtifactWriter;
 use std::fmt;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
+use crate::scan::{Excerpt, Scanner};
+use crate::signatures::SignatureSet;
 
 /// The tail size the model sees by default: 50 KB.
 pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
 
-/// Large enough that one 64 KiB read turns into at most one `write(2)`, and that small reads are
-/// batched; the throughput floor (BENCHMARKS.md) was measured with writes of this order.
-const SPILL_BUFFER_BYTES: usize = 256 * 1024;
-
 /// How much the sink keeps, and whether it also keeps the beginning of the output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SinkConfig {
     /// Upper bound of the kept tail (and of the head), in bytes. Output longer than this is
     /// "truncated" and spilled to an artifact when an allocator is given.
@@ -49,11 +47,22 @@ pub struct SinkConfig {
     /// Also keep the first `n` lines, for a `head` request: once the tail has moved on, the real
     /// first lines exist nowhere else in memory.
     pub head_lines: Option<u64>,
+    /// Index the lines that match these signatures, and keep the output's first bytes, for the
+    /// excerpt view of an output that overflows (see [`crate::excerpt`]). `None`: the tail only.
+    pub signatures: Option<Arc<SignatureSet>>,
+}
+
+impl SinkConfig {
+    /// Tail (and head) only, no error index: the view of a truncated output is its tail.
+    pub fn tail_only(max_bytes: usize, head_lines: Option<u64>) -> SinkConfig {
+        SinkConfig { max_bytes, head_lines, signatures: None }
+    }
 }
 
 impl Default for SinkConfig {
+    /// What bashrt does by default: 50 KB, the built-in error signatures.
     fn default() -> Self {
-        SinkConfig { max_bytes: DEFAULT_MAX_BYTES, head_lines: None }
+        SinkConfig { max_bytes: DEFAULT_MAX_BYTES, head_lines: None, signatures: Some(SignatureSet::defaults()) }
     }
 }
 
@@ -62,8 +71,10 @@ impl Default for SinkConfig {
 pub enum Spill {
     /// Nothing was written: the output fit (and no one asked for a file), or there was no allocator.
     None,
-    /// The artifact holds the whole raw stream; `bytes` equals the sink's total byte count.
-    Written { id: ArtifactId, path: PathBuf, bytes: u64 },
+    /// The artifact holds the raw stream; `bytes` equals the sink's total byte count. With `dropped`
+    /// above zero the stream passed the artifact's cap and the file holds its first and last bytes
+    /// around a marker line; `dropped` bytes of the stream are not in it.
+    Written { id: ArtifactId, path: PathBuf, bytes: u64, dropped: u64 },
     /// The full output could not be kept. `reason` is human-readable. With `id: Some`, the artifact
     /// file was created but a write, flush or close failed: it holds a prefix of the stream of unknown
     /// length, so it must not be presented as the full output. With `id: None`, allocation failed and
@@ -107,6 +118,7 @@ pub struct SinkOutput {
     total_bytes: u64,
     total_lines: u64,
     spill: Spill,
+    excerpt: Option<Excerpt>,
 }
 
 impl SinkOutput {
@@ -148,6 +160,11 @@ impl SinkOutput {
     pub fn spill(&self) -> &Spill {
         &self.spill
     }
+
+    /// The first bytes and the error index, when [`SinkConfig::signatures`] asked for them.
+    pub fn excerpt(&self) -> Option<&Excerpt> {
+        self.excerpt.as_ref()
+    }
 }
 
 /// The push-driven sink of one command's output; see the [module docs](self) for the contract.
@@ -162,6 +179,7 @@ pub struct OutputSink {
     newlines: u64,
     ends_with_newline: bool,
     head: Option<HeadCapture>,
+    scanner: Option<Scanner>,
     /// Taken (so called at most once) when the first spill starts.
     allocator: Option<Box<dyn ArtifactAllocator>>,
     spill: SpillState,
@@ -184,8 +202,7 @@ enum SpillState {
 struct SpillFile {
     id: ArtifactId,
     path: PathBuf,
-    writer: BufWriter<File>,
-    written: u64,
+    writer: ArtifactWriter,
 }
 
 impl OutputSink {
@@ -199,6 +216,7 @@ impl OutputSink {
             done: wanted == 0,
             capped: false,
         });
+        let scanner = config.signatures.and_then(|set| Scanner::new(set, config.max_bytes));
         OutputSink {
             max_bytes: config.max_bytes,
             buf: Vec::new(),
@@ -206,6 +224,7 @@ impl OutputSink {
             newlines: 0,
             ends_with_newline: false,
             head,
+            scanner,
             allocator,
             spill: SpillState::NotStarted,
         }
@@ -219,10 +238,14 @@ impl OutputSink {
             return;
         }
         self.total_bytes += chunk.len() as u64;
-        self.newlines += bytecount::count(chunk, b'\n') as u64;
+        let newlines = bytecount::count(chunk, b'\n') as u64;
+        self.newlines += newlines;
         self.ends_with_newline = chunk.last() == Some(&b'\n');
         if let Some(head) = &mut self.head {
             head.capture(chunk, self.max_bytes);
+        }
+        if let Some(scanner) = &mut self.scanner {
+            scanner.push(chunk, newlines);
         }
         // Start spilling before the tail is trimmed: `buf` still holds everything before `chunk`.
         if self.total_bytes > self.max_bytes as u64 {
@@ -277,7 +300,16 @@ impl OutputSink {
             bytes: h.bytes,
             capped: h.capped,
         });
-        SinkOutput { tail, tail_lines, head, total_bytes: self.total_bytes, total_lines: self.total_lines(), spill }
+        let excerpt = self.scanner.take().map(Scanner::finish);
+        SinkOutput {
+            tail,
+            tail_lines,
+            head,
+            total_bytes: self.total_bytes,
+            total_lines: self.total_lines(),
+            spill,
+            excerpt,
+        }
     }
 
     fn tail_start(&self) -> usize {
@@ -332,9 +364,8 @@ impl OutputSink {
             return;
         };
         self.spill = match allocator.allocate() {
-            Ok(NewArtifact { id, path, file }) => {
-                let mut spill =
-                    SpillFile { id, path, writer: BufWriter::with_capacity(SPILL_BUFFER_BYTES, file), written: 0 };
+            Ok(NewArtifact { id, path, file, max_bytes, budget }) => {
+                let mut spill = SpillFile { id, path, writer: ArtifactWriter::new(file, max_bytes, budget) };
                 // Nothing has been trimmed yet: the limit was not exceeded before this push (or
                 // this is `ensure_spilled` on output that fits), so `buf` is the whole stream.
                 debug_assert_eq!((self.buf.len() + pending) as u64, self.total_bytes);
@@ -407,26 +438,22 @@ impl HeadCapture {
 impl SpillFile {
     /// Appends `bytes`; on error, hands back the state the sink moves to (the file is closed).
     fn write(&mut self, bytes: &[u8]) -> Result<(), SpillState> {
-        match self.writer.write_all(bytes) {
-            Ok(()) => {
-                self.written += bytes.len() as u64;
-                Ok(())
-            }
-            Err(e) => Err(SpillState::Failed { reason: failure("writing", &self.path, &e), id: Some(self.id) }),
-        }
+        self.writer
+            .write(bytes)
+            .map_err(|e| SpillState::Failed { reason: failure("writing", &self.path, &e), id: Some(self.id) })
     }
 
     fn close(self) -> Spill {
-        let SpillFile { id, path, writer, written } = self;
-        let file = match writer.into_inner() {
-            Ok(file) => file,
-            Err(e) => return Spill::Failed { reason: failure("flushing", &path, e.error()), id: Some(id) },
+        let SpillFile { id, path, writer } = self;
+        let (file, kept) = match writer.finish(&path) {
+            Ok(done) => done,
+            Err(e) => return Spill::Failed { reason: failure("flushing", &path, &e), id: Some(id) },
         };
         // `File`'s drop ignores close errors; some filesystems (NFS) only report a failed write there.
         if let Err(e) = nix::unistd::close(file) {
             return Spill::Failed { reason: failure("closing", &path, &std::io::Error::from(e)), id: Some(id) };
         }
-        Spill::Written { id, path, bytes: written }
+        Spill::Written { id, path, bytes: kept.stream_bytes, dropped: kept.dropped_bytes }
     }
 }
 

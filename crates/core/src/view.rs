@@ -64,6 +64,12 @@ pub fn model_view(bytes: &[u8], opts: &ViewOptions) -> View {
     View::Text(clean(&text, opts.max_line_chars))
 }
 
+/// [`model_view`]'s text cleaning without the binary check: for pieces of an output already judged to
+/// be text (the parts of an excerpt, one matched line).
+pub fn text_view(bytes: &[u8], opts: &ViewOptions) -> String {
+    clean(&String::from_utf8_lossy(bytes), opts.max_line_chars)
+}
+
 /// `bytes` as the reference's `formatSize` prints it: `512B`, `50.0KB`, `1.5MB`, `2.0GB`
 /// (1024-based, one decimal rounded half up like JavaScript's `toFixed(1)`).
 pub fn format_size(bytes: u64) -> String {
@@ -86,7 +92,8 @@ fn one_decimal(bytes: u64, unit: u64, suffix: &str) -> String {
     format!("{}.{}{suffix}", tenths / 10, tenths % 10)
 }
 
-fn looks_binary(bytes: &[u8]) -> bool {
+/// Whether [`model_view`] would report `bytes` as binary.
+pub fn looks_binary(bytes: &[u8]) -> bool {
     if memchr::memchr(0, bytes).is_some() {
         return true;
     }

@@ -45,10 +45,10 @@ impl ArtifactAllocator for TestAllocator {
             Mode::DevFull => {
                 let path = PathBuf::from("/dev/full");
                 let file = OpenOptions::new().write(true).open(&path).map_err(|e| e.to_string())?;
-                return Ok(NewArtifact { id, path, file });
+                return Ok(NewArtifact::unlimited(id, path, file));
             }
         };
-        Ok(NewArtifact { id, path, file })
+        Ok(NewArtifact::unlimited(id, path, file))
     }
 }
 
@@ -69,7 +69,7 @@ impl Harness {
     }
 
     fn sink(&self, max_bytes: usize, mode: Mode) -> OutputSink {
-        OutputSink::new(SinkConfig { max_bytes, head_lines: None }, self.allocator(mode))
+        OutputSink::new(SinkConfig { max_bytes, head_lines: None, ..SinkConfig::default() }, self.allocator(mode))
     }
 
     fn calls(&self) -> usize {
@@ -78,7 +78,7 @@ impl Harness {
 }
 
 fn config(max_bytes: usize) -> SinkConfig {
-    SinkConfig { max_bytes, head_lines: None }
+    SinkConfig { max_bytes, head_lines: None, ..SinkConfig::default() }
 }
 
 fn run(config: SinkConfig, chunks: &[&[u8]]) -> SinkOutput {
@@ -91,7 +91,7 @@ fn run(config: SinkConfig, chunks: &[&[u8]]) -> SinkOutput {
 
 fn written(out: &SinkOutput) -> (ArtifactId, &Path, u64) {
     match out.spill() {
-        Spill::Written { id, path, bytes } => (*id, path, *bytes),
+        Spill::Written { id, path, bytes, dropped: 0 } => (*id, path, *bytes),
         other => panic!("expected a written spill, got {other:?}"),
     }
 }
@@ -408,7 +408,7 @@ fn finish_returns_with_the_file_flushed_and_closed() {
 
 #[test]
 fn head_keeps_the_first_lines_across_chunks() {
-    let config = SinkConfig { max_bytes: 64, head_lines: Some(3) };
+    let config = SinkConfig { max_bytes: 64, head_lines: Some(3), ..SinkConfig::default() };
     let stream: Vec<u8> = (1..=100).flat_map(|i| format!("l{i}\n").into_bytes()).collect();
     let chunks: Vec<&[u8]> = stream.chunks(5).collect();
     let out = run(config, &chunks);
@@ -421,7 +421,7 @@ fn head_keeps_the_first_lines_across_chunks() {
 
 #[test]
 fn head_of_short_output_is_all_of_it() {
-    let config = SinkConfig { max_bytes: 64, head_lines: Some(5) };
+    let config = SinkConfig { max_bytes: 64, head_lines: Some(5), ..SinkConfig::default() };
     let out = run(config, &[b"a\nb", b"\nc"]);
     let head = out.head().unwrap();
     assert_eq!(head.bytes(), b"a\nb\nc");
@@ -431,7 +431,7 @@ fn head_of_short_output_is_all_of_it() {
 
 #[test]
 fn head_of_zero_lines_is_empty_and_no_head_requested_is_none() {
-    let zero = SinkConfig { max_bytes: 64, head_lines: Some(0) };
+    let zero = SinkConfig { max_bytes: 64, head_lines: Some(0), ..SinkConfig::default() };
     let head = run(zero, &[b"a\nb\n"]).head().cloned().unwrap();
     assert_eq!(head.bytes(), b"");
     assert!(!head.capped());
@@ -440,7 +440,7 @@ fn head_of_zero_lines_is_empty_and_no_head_requested_is_none() {
 
 #[test]
 fn head_longer_than_max_bytes_is_capped_on_a_character_boundary() {
-    let config = SinkConfig { max_bytes: 10, head_lines: Some(2) };
+    let config = SinkConfig { max_bytes: 10, head_lines: Some(2), ..SinkConfig::default() };
     // "ab€€€€" is 14 bytes; 10 bytes would end inside the third '€'.
     let out = run(config, &["ab€".as_bytes(), "€€€\nnext\n".as_bytes()]);
     let head = out.head().unwrap();
@@ -452,7 +452,7 @@ fn head_longer_than_max_bytes_is_capped_on_a_character_boundary() {
 #[test]
 fn head_cap_drops_a_character_begun_in_an_earlier_chunk() {
     // Found by proptest: the first chunk ends inside '€' and fits; the next one overflows.
-    let config = SinkConfig { max_bytes: 4, head_lines: Some(2) };
+    let config = SinkConfig { max_bytes: 4, head_lines: Some(2), ..SinkConfig::default() };
     let out = run(config, &[b"a\xc3\xa9\xe2", b"\x82\xac\n\n"]);
     let head = out.head().unwrap();
     assert_eq!(head.bytes(), "aé".as_bytes());
@@ -461,7 +461,7 @@ fn head_cap_drops_a_character_begun_in_an_earlier_chunk() {
 
 #[test]
 fn head_that_exactly_fills_max_bytes_is_not_capped() {
-    let config = SinkConfig { max_bytes: 6, head_lines: Some(2) };
+    let config = SinkConfig { max_bytes: 6, head_lines: Some(2), ..SinkConfig::default() };
     let out = run(config, &[b"ab\ncd\nef\n"]);
     let head = out.head().unwrap();
     assert_eq!(head.bytes(), b"ab\ncd\n");
@@ -538,9 +538,9 @@ proptest! {
         max_bytes in 0usize..48,
         head_lines in proptest::option::of(0u64..6),
     ) {
-        let config = SinkConfig { max_bytes, head_lines };
+        let config = SinkConfig { max_bytes, head_lines, ..SinkConfig::default() };
         let chunks = split_at(&stream, &cuts);
-        let whole = run(config, &[&stream]);
+        let whole = run(config.clone(), &[&stream]);
         let out = run(config, &chunks);
         prop_assert_eq!(&out, &whole);
 

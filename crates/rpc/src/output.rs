@@ -65,7 +65,8 @@ struct ToolUpdate<'a> {
     kind: &'static str,
     tool_call_id: &'a str,
     tool_name: &'static str,
-    args: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<&'a Value>,
     partial_result: PartialResult<'a>,
 }
 
@@ -134,7 +135,7 @@ impl Output {
         self.send(&BashUpdate { kind: "bash_update", id, session_id, chunk, skipped_bytes });
     }
 
-    pub fn tool_update(&self, tool_call_id: &str, args: &Value, text: &str) {
+    pub fn tool_update(&self, tool_call_id: &str, args: Option<&Value>, text: &str) {
         self.send(&ToolUpdate {
             kind: "tool_execution_update",
             tool_call_id,

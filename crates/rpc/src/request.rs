@@ -57,7 +57,7 @@ pub enum Request {
     Abort(AbortRequest),
     ReadArtifact(ReadArtifactRequest),
     GetState(SessionOnly),
-    GetHistory(SessionOnly),
+    GetHistory(HistoryRequest),
     ListSessions,
 }
 
@@ -96,6 +96,23 @@ pub struct SessionOnly {
     #[serde(default)]
     pub session_id: Option<String>,
 }
+
+/// `{"type":"get_history","sessionId"?,"offset"?,"limit"?}`: a page of the session's log.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRequest {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The first entry (0 = the oldest).
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// At most this many entries (default and maximum [`HISTORY_PAGE_MAX`]).
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+/// The most entries one `get_history` response carries.
+pub const HISTORY_PAGE_MAX: u64 = 1000;
 
 /// `{"type":"tool_call","toolCallId","name","arguments","toolNames"?,"sessionId"?}`
 #[derive(Debug, Deserialize)]

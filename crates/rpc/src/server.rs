@@ -16,7 +16,7 @@ use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bashrt_core::agent_session::{AgentSession, BashOptions};
 use bashrt_core::artifact::{read_window, ArtifactError, ReadError, WindowRequest, MAX_READ_BYTES};
@@ -32,11 +32,17 @@ use crate::lines::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::live::LiveStream;
 use crate::output::{Output, TOOL_NAME};
 use crate::queue::{Place, SessionQueue};
-use crate::request::{self, AbortRequest, BashRequest, ReadArtifactRequest, Request, SessionOnly, ToolCallRequest};
+use crate::request::{
+    self, AbortRequest, BashRequest, HistoryRequest, ReadArtifactRequest, Request, SessionOnly, ToolCallRequest,
+    HISTORY_PAGE_MAX,
+};
 use crate::workers::Workers;
 
 /// The most commands running at once, all sessions together.
 pub const MAX_RUNNING: usize = 64;
+
+/// Arguments longer than this (as JSON) are left out of `tool_execution_update` events.
+pub const UPDATE_ARGS_MAX: usize = 1024;
 
 /// The most sessions one server keeps.
 pub const MAX_SESSIONS: usize = 1024;
@@ -78,7 +84,7 @@ pub enum ServeError {
 enum CommandError {
     #[error(transparent)]
     Session(#[from] SessionError),
-    #[error("too many sessions (limit {MAX_SESSIONS})")]
+    #[error("too many sessions with commands running or waiting (limit {MAX_SESSIONS})")]
     TooManySessions,
     #[error("too many running commands (limit {MAX_RUNNING}); wait for one to end or abort one")]
     Busy,
@@ -191,7 +197,7 @@ fn read_input(input: impl Read, sender: SyncSender<Event>) {
 enum Kind {
     Bash { session: String },
     Tool { tool_call_id: String },
-    ReadArtifact,
+    Read,
 }
 
 struct Running {
@@ -222,6 +228,14 @@ struct Shared {
 struct SessionEntry {
     session: Arc<AgentSession>,
     queue: Arc<SessionQueue>,
+    last_used: Instant,
+}
+
+impl SessionEntry {
+    /// No command of the session runs or waits: nothing but the map holds it.
+    fn is_idle(&self) -> bool {
+        Arc::strong_count(&self.session) == 1 && Arc::strong_count(&self.queue) == 1
+    }
 }
 
 /// Captures the user's shell snapshot in the background, so the first command does not wait for an
@@ -267,14 +281,20 @@ impl Shared {
     fn agent_session(&self, id: Option<&str>) -> Result<SessionEntry, CommandError> {
         let name = self.session_name(id)?;
         let mut sessions = lock(&self.sessions);
-        if let Some(entry) = sessions.get(name.as_str()) {
+        if let Some(entry) = sessions.get_mut(name.as_str()) {
+            entry.last_used = Instant::now();
             return Ok(entry.clone());
         }
         if sessions.len() >= MAX_SESSIONS {
-            return Err(CommandError::TooManySessions);
+            // Make room by closing the least recently used session that runs nothing.
+            let idle = sessions.iter().filter(|(_, e)| e.is_idle()).min_by_key(|(_, e)| e.last_used);
+            let Some(oldest) = idle.map(|(name, _)| name.clone()) else {
+                return Err(CommandError::TooManySessions);
+            };
+            sessions.remove(&oldest);
         }
         let session = Arc::new(self.runtime.session(&name, self.cwd.clone())?);
-        let entry = SessionEntry { session, queue: Arc::default() };
+        let entry = SessionEntry { session, queue: Arc::default(), last_used: Instant::now() };
         sessions.insert(name.as_str().to_string(), entry.clone());
         Ok(entry)
     }
@@ -353,7 +373,7 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame) {
         Request::AbortBash(req) => abort_bash(shared, id.as_ref(), &req),
         Request::Abort(req) => abort(shared, id.as_ref(), &req),
         Request::GetState(req) => get_state(shared, id.as_ref(), &req),
-        Request::GetHistory(req) => get_history(shared, id.as_ref(), &req),
+        Request::GetHistory(req) => start_get_history(shared, id.clone(), req),
         Request::ListSessions => {
             list_sessions(shared, id.as_ref());
             Ok(())
@@ -366,7 +386,7 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame) {
 
 /// `bash`: session-level execution; live `bash_update` events, then the response with the result.
 fn start_bash(shared: &Arc<Shared>, id: Option<Value>, req: BashRequest) -> Result<(), CommandError> {
-    let SessionEntry { session, queue } = shared.agent_session(req.session_id.as_deref())?;
+    let SessionEntry { session, queue, .. } = shared.agent_session(req.session_id.as_deref())?;
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Bash { session: session.id().to_string() }, Some(cancel.clone()))?;
     let place = queue.enter();
@@ -473,7 +493,11 @@ fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest
         let shared = shared.clone();
         move || {
             let ToolCallRequest { tool_call_id, arguments, tool_names, .. } = req;
-            let mut on_update = |text: &str| shared.output.tool_update(&tool_call_id, &arguments, text);
+            // Updates repeat the arguments only while they are small: a 4 MiB command must not be
+            // written again with every update (the start event carried it).
+            let small = serde_json::to_string(&arguments).is_ok_and(|a| a.len() <= UPDATE_ARGS_MAX);
+            let update_args = small.then_some(&arguments);
+            let mut on_update = |text: &str| shared.output.tool_update(&tool_call_id, update_args, text);
             let ctx = CallContext {
                 session_cwd: shared.cwd.clone(),
                 artifacts,
@@ -501,7 +525,7 @@ fn start_read_artifact(shared: &Arc<Shared>, id: Option<Value>, req: ReadArtifac
         WindowRequest { head: req.head, tail: req.tail, lines: req.lines.clone(), grep: req.grep.clone() }.window()?;
     let name = shared.session_name(req.session_id.as_deref())?;
     let dir = shared.runtime.state_dir().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
-    let slot = shared.register(Kind::ReadArtifact, None)?;
+    let slot = shared.register(Kind::Read, None)?;
     let job = {
         let shared = shared.clone();
         move || {
@@ -595,19 +619,31 @@ fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(
     Ok(())
 }
 
-/// `get_history`: what ran in a session, from its log — also what ran before this server started.
-fn get_history(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(), CommandError> {
+/// `get_history`: a page of what ran in a session, from its log — also what ran before this server
+/// started. Read on a worker thread, streaming: a large log neither holds up the input (an
+/// `abort_bash` behind it) nor takes memory beyond the page.
+fn start_get_history(shared: &Arc<Shared>, id: Option<Value>, req: HistoryRequest) -> Result<(), CommandError> {
     let name = shared.session_name(req.session_id.as_deref())?;
-    let entries = shared
-        .runtime
-        .state_dir()
-        .map(|state| {
-            use bashrt_core::agent_session::{log_file, read_log};
-            read_log(&log_file(&state.session(&name)))
-        })
-        .unwrap_or_default();
-    shared.output.ok_with(id, "get_history", &serde_json::json!({ "sessionId": name.as_str(), "entries": entries }));
-    Ok(())
+    let offset = req.offset.unwrap_or(0);
+    let limit = req.limit.unwrap_or(HISTORY_PAGE_MAX).min(HISTORY_PAGE_MAX) as usize;
+    let log = shared.runtime.state_dir().map(|state| bashrt_core::agent_session::log_file(&state.session(&name)));
+    let slot = shared.register(Kind::Read, None)?;
+    let job = {
+        let shared = shared.clone();
+        move || {
+            let page =
+                log.map(|path| bashrt_core::agent_session::read_log_page(&path, offset, limit)).unwrap_or_default();
+            drop(slot);
+            let data = serde_json::json!({
+                "sessionId": name.as_str(),
+                "entries": page.entries,
+                "total": page.total,
+                "nextOffset": page.next_offset,
+            });
+            shared.output.ok_with(id.as_ref(), "get_history", &data);
+        }
+    };
+    shared.spawn("rpc-history", job)
 }
 
 #[derive(Serialize)]

@@ -27,15 +27,32 @@ impl ArtifactId {
     }
 }
 
-/// A freshly created, empty artifact file, open for writing.
-#[derive(Debug)]
+/// A freshly created, empty artifact file, open for reading and writing, and the limits it is written
+/// under.
 pub struct NewArtifact {
     /// Its id.
     pub id: ArtifactId,
     /// Where it is.
     pub path: PathBuf,
-    /// Open for writing, empty.
+    /// Open for reading and writing (the tail is rotated in place past the cap), empty.
     pub file: File,
+    /// The most the file keeps: past it, the stream's first and last bytes around a marker.
+    pub max_bytes: u64,
+    /// Asked before the file grows (the state directory's budget); `None`: no budget.
+    pub budget: Option<Box<dyn ArtifactBudget>>,
+}
+
+impl NewArtifact {
+    /// An artifact with no cap and no budget.
+    pub fn unlimited(id: ArtifactId, path: PathBuf, file: File) -> Self {
+        Self { id, path, file, max_bytes: u64::MAX, budget: None }
+    }
+}
+
+impl fmt::Debug for NewArtifact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewArtifact").field("id", &self.id).field("path", &self.path).finish_non_exhaustive()
+    }
 }
 
 /// Something that can hand out a new artifact when the sink first needs to spill.
@@ -134,31 +151,87 @@ impl ArtifactDir {
     /// Resolves `artifact://<id>` (or a bare `<id>`) to a file inside this directory.
     ///
     /// Only decimal ids are accepted, so `artifact://../x` can never name a path outside the directory.
+    /// Prefer [`ArtifactDir::open`], which also refuses links planted in the directory.
     pub fn resolve(&self, reference: &str) -> Result<(ArtifactId, PathBuf), ArtifactError> {
-        let id_text = reference.strip_prefix("artifact://").unwrap_or(reference);
-        let id_text = id_text.trim_end_matches('/');
-        if id_text.is_empty() {
-            return Err(ArtifactError::MissingId(format!("artifact://{id_text}")));
-        }
-        if !id_text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(ArtifactError::NonNumeric(id_text.to_string()));
-        }
-        let id = id_text.parse::<u64>().map(ArtifactId).map_err(|_| ArtifactError::NonNumeric(id_text.to_string()))?;
+        let (id, id_text) = parse_reference(reference)?;
         if !self.dir.is_dir() {
             return Err(ArtifactError::NoDirectory);
         }
-        let path = self.dir.join(format!("{}{SUFFIX}", id.0));
+        let path = self.dir.join(file_name(id));
         if path.is_file() {
             return Ok((id, path));
         }
-        let available = self.list();
-        let available = if available.is_empty() {
-            "none".to_string()
-        } else {
-            available.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
-        };
-        Err(ArtifactError::NotFound { id: id_text.to_string(), available })
+        Err(self.not_found(id_text))
     }
+
+    /// Opens the artifact `reference` names for reading: through a descriptor of the directory (which
+    /// must be a real directory owned by the user), never following a symbolic link, and only a
+    /// regular file — a command that planted `1.bash.log -> /etc/passwd` or replaced the directory
+    /// with a link gets an error, not the link's target.
+    pub fn open(&self, reference: &str) -> Result<(ArtifactId, File), ArtifactError> {
+        let (id, id_text) = parse_reference(reference)?;
+        let dir = match crate::private_dir::open_dir(&self.dir) {
+            Ok(dir) => dir,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ArtifactError::NoDirectory),
+            Err(e) => return Err(ArtifactError::Unreadable { id, reason: e.to_string() }),
+        };
+        match crate::private_dir::open_regular_in(&dir, &file_name(id)) {
+            Ok(file) => Ok((id, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(self.not_found(id_text)),
+            Err(e) => Err(ArtifactError::Unreadable { id, reason: e.to_string() }),
+        }
+    }
+
+    /// Removes artifact `id` (one that could not be written whole).
+    pub fn remove(&self, id: ArtifactId) -> std::io::Result<()> {
+        let dir = crate::private_dir::open_dir(&self.dir)?;
+        nix::unistd::unlinkat(&dir, file_name(id).as_str(), nix::unistd::UnlinkatFlags::NoRemoveDir)?;
+        Ok(())
+    }
+
+    fn not_found(&self, id_text: String) -> ArtifactError {
+        ArtifactError::NotFound { id: id_text, available: summarize(&self.list()) }
+    }
+}
+
+/// `artifact://<id>` or `<id>` → the id, and its text for messages.
+fn parse_reference(reference: &str) -> Result<(ArtifactId, String), ArtifactError> {
+    let id_text = reference.strip_prefix("artifact://").unwrap_or(reference);
+    let id_text = id_text.trim_end_matches('/');
+    if id_text.is_empty() {
+        return Err(ArtifactError::MissingId(format!("artifact://{id_text}")));
+    }
+    if !id_text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ArtifactError::NonNumeric(id_text.to_string()));
+    }
+    let id = id_text.parse::<u64>().map(ArtifactId).map_err(|_| ArtifactError::NonNumeric(id_text.to_string()))?;
+    Ok((id, id_text.to_string()))
+}
+
+fn file_name(id: ArtifactId) -> String {
+    format!("{}{SUFFIX}", id.0)
+}
+
+/// Ids as ranges (`1-4990, 5000`), at most a few dozen of them: a message never lists 200,000 ids.
+fn summarize(ids: &[ArtifactId]) -> String {
+    const MAX_RANGES: usize = 20;
+    if ids.is_empty() {
+        return "none".to_string();
+    }
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for id in ids {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == id.0 => *end = id.0,
+            _ => ranges.push((id.0, id.0)),
+        }
+    }
+    let shown: Vec<String> =
+        ranges.iter().take(MAX_RANGES).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    let mut text = shown.join(", ");
+    if ranges.len() > MAX_RANGES {
+        text.push_str(&format!(" and {} more ranges ({} ids in all)", ranges.len() - MAX_RANGES, ids.len()));
+    }
+    text
 }
 
 fn parse_file_name(name: &str) -> Option<ArtifactId> {
@@ -177,16 +250,17 @@ pub struct DirAllocator {
 
 impl ArtifactAllocator for DirAllocator {
     fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
-        std::fs::create_dir_all(&self.dir)
+        crate::private_dir::ensure(&self.dir)
             .map_err(|e| format!("cannot create artifact directory {}: {e}", self.dir.display()))?;
-        let dir = ArtifactDir::new(self.dir.clone());
-        let mut next = dir.list().last().map_or(1, |id| id.0 + 1);
+        let dir = crate::private_dir::open_dir(&self.dir)
+            .map_err(|e| format!("cannot use artifact directory {}: {e}", self.dir.display()))?;
+        let mut next = ArtifactDir::new(self.dir.clone()).list().last().map_or(1, |id| id.0 + 1);
         for _ in 0..1000 {
-            let path = self.dir.join(format!("{next}{SUFFIX}"));
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => return Ok(NewArtifact { id: ArtifactId(next), path, file }),
+            let name = file_name(ArtifactId(next));
+            match crate::private_dir::create_new_in(&dir, &name) {
+                Ok(file) => return Ok(NewArtifact::unlimited(ArtifactId(next), self.dir.join(name), file)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
-                Err(e) => return Err(format!("cannot create {}: {e}", path.display()).into()),
+                Err(e) => return Err(format!("cannot create {}: {e}", self.dir.join(name).display()).into()),
             }
         }
         Err(format!("cannot allocate an artifact id in {}", self.dir.display()).into())
@@ -195,5 +269,7 @@ impl ArtifactAllocator for DirAllocator {
 
 mod read;
 pub mod window;
+pub(crate) mod writer;
 pub use read::{read_window, ArtifactContent, ReadError, WindowRequest, MAX_READ_BYTES};
-pub use window::{write_window, Window};
+pub use window::{write_window, write_window_from, Window, GREP_LINE_CAP};
+pub use writer::{ArtifactBudget, Kept};

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::{write_window, ArtifactDir, ArtifactError, ArtifactId, Window};
+use super::{write_window_from, ArtifactDir, ArtifactError, ArtifactId, Window};
 use crate::sink::complete_utf8_len;
 
 /// The most content bytes one answer carries by default.
@@ -90,9 +90,9 @@ pub fn read_window(
     window: &Window,
     cap: usize,
 ) -> Result<ArtifactContent, ReadError> {
-    let (artifact_id, path) = dir.resolve(reference)?;
+    let (artifact_id, file) = dir.open(reference)?;
     let mut out = Capped { bytes: Vec::new(), cap, truncated: false };
-    match write_window(&path, window, &mut out) {
+    match write_window_from(file, window, &mut out) {
         Ok(_) => {}
         Err(e) if is_cap(&e) => {}
         Err(e) => return Err(ArtifactError::Unreadable { id: artifact_id, reason: e.to_string() }.into()),

@@ -28,71 +28,113 @@ pub enum Window {
     Grep(regex::bytes::Regex),
 }
 
+/// The longest stretch of one line a grep window holds in memory: a longer line is matched on its first
+/// `GREP_LINE_CAP` bytes and shown cut there, with a marker. Bounds memory on single-line gigabytes.
+pub const GREP_LINE_CAP: usize = 1024 * 1024;
+
+const BLOCK: usize = 64 * 1024;
+
 /// Writes the window of the artifact at `path` to `out`; returns the number of lines written.
 pub fn write_window(path: &Path, window: &Window, out: &mut dyn Write) -> io::Result<u64> {
-    let file = File::open(path)?;
+    write_window_from(File::open(path)?, window, out)
+}
+
+/// [`write_window`] from an open file (read from its start), e.g. one opened without following links.
+/// Memory stays bounded whatever the file: lines are streamed, never held whole, except a grep
+/// window's current line, held up to [`GREP_LINE_CAP`].
+pub fn write_window_from(mut file: File, window: &Window, out: &mut dyn Write) -> io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
     match window {
         Window::Whole => copy_rest(file, out),
-        Window::Head(n) => copy_lines(file, out, |number, _| (number <= *n, number >= *n)),
-        Window::Lines { first, last } => {
-            copy_lines(file, out, |number, _| (number >= *first && number <= *last, number >= *last))
-        }
-        Window::Grep(re) => each_line(file, |number, line| {
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
-            if !re.is_match(body) {
-                return Ok(Step::Skip);
-            }
-            write!(out, "{number}:")?;
-            out.write_all(body)?;
-            out.write_all(b"\n")?;
-            Ok(Step::Wrote)
-        }),
+        Window::Head(n) => copy_line_range(file, 1, *n, out),
+        Window::Lines { first, last } => copy_line_range(file, *first, *last, out),
+        Window::Grep(re) => grep(file, re, out),
         Window::Tail(n) => write_tail(file, *n, out),
     }
 }
 
-/// Streams lines; `decide(number, line)` says (emit this line, stop after it).
-fn copy_lines(file: File, out: &mut dyn Write, mut decide: impl FnMut(u64, &[u8]) -> (bool, bool)) -> io::Result<u64> {
-    each_line(file, |number, line| {
-        let (emit, stop) = decide(number, line);
-        if emit {
-            out.write_all(line)?;
+/// Streams lines `first..=last` (1-based) to `out`, block by block; returns how many were written.
+fn copy_line_range(mut file: File, first: u64, last: u64, out: &mut dyn Write) -> io::Result<u64> {
+    if last < first || last == 0 {
+        return Ok(0);
+    }
+    let mut block = vec![0u8; BLOCK];
+    let mut line = 1u64;
+    let mut written = 0u64;
+    // Whether the current line has bytes written already (an unterminated last line counts once).
+    let mut in_line = false;
+    loop {
+        let n = file.read(&mut block)?;
+        if n == 0 {
+            return Ok(written + u64::from(in_line));
         }
-        Ok(match (emit, stop) {
-            (true, true) => Step::WroteAndStop,
-            (true, false) => Step::Wrote,
-            (false, true) => Step::Stop,
-            (false, false) => Step::Skip,
-        })
-    })
+        let mut rest = &block[..n];
+        while !rest.is_empty() {
+            let (piece, ends_line) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..=i], true),
+                None => (rest, false),
+            };
+            if line >= first {
+                out.write_all(piece)?;
+                in_line = !ends_line;
+                if ends_line {
+                    written += 1;
+                    if line == last {
+                        return Ok(written);
+                    }
+                }
+            }
+            if ends_line {
+                line += 1;
+            }
+            rest = &rest[piece.len()..];
+        }
+    }
 }
 
-/// What a line visitor did with one line.
-enum Step {
-    Skip,
-    Wrote,
-    Stop,
-    WroteAndStop,
-}
-
-/// Reads the file line by line (a line keeps its `\n`; one line in memory at a time) and hands each,
-/// with its 1-based number, to `visit`; returns how many lines `visit` wrote.
-fn each_line(file: File, mut visit: impl FnMut(u64, &[u8]) -> io::Result<Step>) -> io::Result<u64> {
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+/// Numbered lines matching `re`, one line in memory at a time, at most [`GREP_LINE_CAP`] of it.
+fn grep(file: File, re: &regex::bytes::Regex, out: &mut dyn Write) -> io::Result<u64> {
+    let mut reader = BufReader::with_capacity(BLOCK, file);
     let mut line = Vec::new();
+    let mut clipped = false;
     let mut number = 0u64;
     let mut written = 0u64;
+    let emit = |number: u64, line: &[u8], clipped: bool, out: &mut dyn Write| -> io::Result<u64> {
+        if !re.is_match(line) {
+            return Ok(0);
+        }
+        write!(out, "{number}:")?;
+        out.write_all(line)?;
+        if clipped {
+            out.write_all(b" \xe2\x80\xa6 [line cut at 1 MiB]")?;
+        }
+        out.write_all(b"\n")?;
+        Ok(1)
+    };
     loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            if !line.is_empty() || clipped {
+                written += emit(number + 1, &line, clipped, out)?;
+            }
             return Ok(written);
         }
-        number += 1;
-        match visit(number, &line)? {
-            Step::Skip => {}
-            Step::Wrote => written += 1,
-            Step::Stop => return Ok(written),
-            Step::WroteAndStop => return Ok(written + 1),
+        let (piece, ends_line) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let room = GREP_LINE_CAP - line.len();
+        if piece.len() > room {
+            clipped = true;
+        }
+        line.extend_from_slice(&piece[..piece.len().min(room)]);
+        let used = piece.len() + usize::from(ends_line);
+        reader.consume(used);
+        if ends_line {
+            number += 1;
+            written += emit(number, &line, clipped, out)?;
+            line.clear();
+            clipped = false;
         }
     }
 }
@@ -181,6 +223,29 @@ mod tests {
     fn tail_without_final_newline_and_larger_than_file() {
         assert_eq!(window_of("a\nb\nc", Window::Tail(2)), "b\nc");
         assert_eq!(window_of("a\nb\n", Window::Tail(10)), "a\nb\n");
+    }
+
+    #[test]
+    fn ranges_past_the_end_and_unterminated_lines() {
+        assert_eq!(window_of("a\nb", Window::Lines { first: 2, last: 9 }), "b");
+        assert_eq!(window_of("a\nb\n", Window::Lines { first: 3, last: 9 }), "");
+        assert_eq!(window_of("a\nb", Window::Head(5)), "a\nb");
+        assert_eq!(window_of("", Window::Head(5)), "");
+        let re = regex::bytes::Regex::new("b").unwrap();
+        assert_eq!(window_of("a\nb", Window::Grep(re)), "2:b\n");
+    }
+
+    #[test]
+    fn a_giant_line_is_streamed_by_ranges_and_cut_by_grep() {
+        let giant = "x".repeat(3 * GREP_LINE_CAP) + "\nend\n";
+        let head = window_of(&giant, Window::Head(1));
+        assert_eq!(head.len(), 3 * GREP_LINE_CAP + 1);
+        let re = regex::bytes::Regex::new("^x").unwrap();
+        let grep = window_of(&giant, Window::Grep(re));
+        assert!(grep.starts_with("1:xxx") && grep.ends_with("[line cut at 1 MiB]\n"), "{}", &grep[grep.len() - 40..]);
+        assert_eq!(grep.len(), "1:".len() + GREP_LINE_CAP + " … [line cut at 1 MiB]\n".len());
+        let re = regex::bytes::Regex::new("end").unwrap();
+        assert_eq!(window_of(&giant, Window::Grep(re)), "2:end\n");
     }
 
     #[test]

@@ -72,7 +72,8 @@ pub const REUSE_FOR: Duration = Duration::from_secs(600);
 /// The files whose change makes a cached snapshot stale.
 const RC_FILES: &[&str] = &[".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_aliases"];
 
-/// Variables that differ between calls without changing what an rc file does; left out of the key.
+/// Variables that differ between calls without changing what an rc file does; left out of the key
+/// (and so are bashrt's own `BASHRT_*`, which only say where bashrt keeps things).
 const VOLATILE_VARS: &[&str] = &["PWD", "OLDPWD", "SHLVL", "_", "BASHRT_RUNTIME"];
 
 /// A captured snapshot on disk.
@@ -415,8 +416,10 @@ fn fnv1a<'a>(bytes: impl IntoIterator<Item = &'a u8>, seed: u64) -> u64 {
 
 /// The environment a capture would inherit, as a hash: sorted, volatile variables left out.
 fn environment_hash(vars: impl Iterator<Item = (OsString, OsString)>) -> u64 {
-    let mut vars: Vec<(OsString, OsString)> =
-        vars.filter(|(k, _)| !VOLATILE_VARS.iter().any(|v| k.as_bytes() == v.as_bytes())).collect();
+    let mut vars: Vec<(OsString, OsString)> = vars
+        .filter(|(k, _)| !VOLATILE_VARS.iter().any(|v| k.as_bytes() == v.as_bytes()))
+        .filter(|(k, _)| !k.as_bytes().starts_with(b"BASHRT_"))
+        .collect();
     vars.sort();
     let mut bytes = b"snapshot-v2\0".to_vec();
     for (k, v) in vars {

@@ -1,6 +1,5 @@
 //! A document the pager shows: an artifact file (possibly gigabytes) or text in memory, read lazily.
-//! A background thread indexes it — a checkpoint every [`CHECK_LINES`] lines or [`CHECK_BYTES`]
-//! bytes — so a screen anywhere in it is one seek and a short read, and opening it costs nothing.
+//! A background thread indexes it — a checkpoint every 4096 lines or 64 KiB — so a screen anywhere in it is one seek and a short read, and opening it costs nothing.
 //!
 //! Promises: memory is bounded by the checkpoints (a few MiB for a 1 GB file of tiny lines), never by
 //! the document; a line longer than [`SEGMENT`] bytes is shown as several rows ("segments", cut on a

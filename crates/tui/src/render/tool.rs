@@ -67,11 +67,12 @@ fn finished(result: &ToolResult, width: usize, out: &mut Vec<Line<'static>>) {
             TruncatedBy::Bytes => format!(" ({} limit)", format_size(t.max_bytes)),
             TruncatedBy::Lines => " (line limit)".to_string(),
         };
-        let shown = match t.shown_range {
-            Some(r) => {
-                format!("showing lines {}-{} of {}", thousands(r.start), thousands(r.end), thousands(t.total_lines))
-            }
-            None => format!("showing 0 of {} lines", thousands(t.total_lines)),
+        let ranges: Vec<String> =
+            t.shown_ranges.iter().map(|r| format!("{}-{}", thousands(r.start), thousands(r.end))).collect();
+        let shown = if ranges.is_empty() {
+            format!("showing 0 of {} lines", thousands(t.total_lines))
+        } else {
+            format!("showing lines {} of {}", ranges.join(", "), thousands(t.total_lines))
         };
         let full = match (t.artifact_id, &result.details.artifact_error) {
             (Some(id), _) => format!(" · full output: {}", id.url()),

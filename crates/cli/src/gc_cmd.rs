@@ -1,0 +1,58 @@
+//! `bashrt gc`: brings the state directory under its budget by hand, or shows what that would remove.
+
+use std::process::ExitCode;
+
+use bashrt_core::Runtime;
+
+use crate::config::load_settings;
+use crate::fail;
+
+#[derive(clap::Args)]
+pub struct GcArgs {
+    /// Only list what would be removed.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).
+    #[arg(long)]
+    settings: Option<std::path::PathBuf>,
+    /// Override one setting: KEY=VALUE (e.g. `state.maxBytes=100000000`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+pub fn run(args: GcArgs) -> ExitCode {
+    let settings = match load_settings(args.settings.as_ref(), &args.set) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let budget = settings.state_budget_bytes;
+    let runtime = Runtime::builder(settings).one_shot().watchdog(false).build();
+    let Some(state) = runtime.state_dir().map(|s| s.path().to_path_buf()) else {
+        return fail("no state directory: set BASHRT_STATE_DIR, XDG_STATE_HOME or HOME");
+    };
+    let plan = match runtime.collect_garbage(args.dry_run) {
+        Ok(plan) => plan,
+        Err(e) => return fail(e),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&plan).unwrap_or_default());
+        return ExitCode::SUCCESS;
+    }
+    let verb = if args.dry_run { "would remove" } else { "removed" };
+    println!("{}: {} used, budget {}", state.display(), mib(plan.used_bytes), mib(budget));
+    for removal in &plan.removals {
+        println!("{verb} {} ({}): {}", removal.what, mib(removal.bytes), removal.path.display());
+    }
+    if !plan.live_sessions.is_empty() {
+        println!("in use, kept: {}", plan.live_sessions.join(", "));
+    }
+    println!("{verb} {} in {} item(s)", mib(plan.freed_bytes()), plan.removals.len());
+    ExitCode::SUCCESS
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}

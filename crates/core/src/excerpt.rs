@@ -1,0 +1,365 @@
+//! The excerpt view of an output that overflowed its byte budget: its first lines, the lines that
+//! matched error signatures (numbered, with their context), and its last lines, in the same budget
+//! the plain tail would use.
+//!
+//! Promises: the raw bytes selected plus the markers and line numbers fit in `max_bytes`; errors are
+//! chosen before warnings, earliest first; every omitted stretch is announced by a marker line that
+//! starts with `…`; each part is cleaned like any model text ([`crate::view`]); line numbers are
+//! the output's own.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::result::{count_lines, LineRange};
+use crate::scan::{Entry, Excerpt, KeptLine};
+use crate::signatures::{Severity, SignatureSet};
+use crate::sink::complete_utf8_len;
+use crate::view::{text_view, ViewOptions};
+
+/// The most of the budget the matched lines may take, and the most warnings may take of that.
+fn section_share(max_bytes: usize) -> usize {
+    max_bytes / 2
+}
+
+fn warning_share(max_bytes: usize) -> usize {
+    max_bytes / 10
+}
+
+/// The least of the budget left to the tail, so the end of the output (a summary, the last error,
+/// the exit message) is always there.
+fn tail_share(max_bytes: usize) -> usize {
+    max_bytes / 100 * 35
+}
+
+/// Room kept for the two marker lines.
+const MARKER_ROOM: usize = 600;
+
+/// Counts of matched lines, for the metadata.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorLines {
+    /// Lines of the whole output that matched a signature (errors and warnings).
+    pub found: u64,
+    /// Of those, the lines the view shows (in the head, among the matched lines, or in the tail).
+    pub shown: u64,
+    /// Lines that matched an error signature.
+    pub errors: u64,
+    /// Lines that matched a warning signature.
+    pub warnings: u64,
+}
+
+/// The view, ready to be followed by the truncation notice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcerptView {
+    pub text: String,
+    /// The line ranges shown, in order: the head, each run of matched lines with context, the tail.
+    pub ranges: Vec<LineRange>,
+    pub head: Option<LineRange>,
+    pub tail: Option<LineRange>,
+    /// Matched lines shown between the head and the tail (errors and warnings).
+    pub section_matched: u64,
+    pub section_errors: u64,
+    /// Lines shown and their raw bytes (markers and line numbers not counted).
+    pub shown_lines: u64,
+    pub shown_bytes: u64,
+    pub error_lines: ErrorLines,
+}
+
+impl ExcerptView {
+    /// `lines 1-120, 14 error lines, 9333-10840`: what the notice lists.
+    pub fn describe_ranges(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(h) = self.head {
+            parts.push(range_text(h));
+        }
+        let (errors, warnings) = (self.section_errors, self.section_matched - self.section_errors);
+        match (errors, warnings) {
+            (0, 0) => {}
+            (e, 0) => parts.push(format!("{e} error line{}", plural(e))),
+            (0, w) => parts.push(format!("{w} warning line{}", plural(w))),
+            (e, w) => parts.push(format!("{e} error and {w} warning line{}", plural(w))),
+        }
+        if let Some(t) = self.tail {
+            parts.push(range_text(t));
+        }
+        format!("lines {}", parts.join(", "))
+    }
+}
+
+fn range_text(r: LineRange) -> String {
+    if r.start == r.end {
+        r.start.to_string()
+    } else {
+        format!("{}-{}", r.start, r.end)
+    }
+}
+
+/// Builds the view. `tail` is the sink's kept tail (its last lines, at most `max_bytes`) and
+/// `total_lines`/`total_bytes` the whole output's counts; the output must be longer than `max_bytes`.
+pub fn build(
+    excerpt: &Excerpt,
+    tail: &[u8],
+    total_lines: u64,
+    total_bytes: u64,
+    max_bytes: usize,
+    opts: &ViewOptions,
+) -> ExcerptView {
+    // The head: the complete lines of the kept first bytes, or the start of a first line too long
+    // for them.
+    let head_bytes: &[u8] = match memchr::memrchr(b'\n', &excerpt.head) {
+        Some(end) => &excerpt.head[..=end],
+        None => &excerpt.head[..complete_utf8_len(&excerpt.head)],
+    };
+    let head_lines = count_lines(head_bytes);
+    let tail_first_of = |part: &[u8]| (total_lines + 1).saturating_sub(count_lines(part)).max(1);
+
+    // The matched lines between the head and the shortest tail, within their share.
+    let shortest_tail = last_bytes(tail, tail_share(max_bytes));
+    let room = max_bytes.saturating_sub(head_bytes.len() + shortest_tail.len() + MARKER_ROOM);
+    let mut section = Section::new(&excerpt.index.lines, head_lines, tail_first_of(shortest_tail));
+    section.choose(&excerpt.index.entries, room.min(section_share(max_bytes)), warning_share(max_bytes));
+
+    // The tail gets the rest; matched lines it now covers are dropped from the section.
+    let tail_room = max_bytes.saturating_sub(head_bytes.len() + section.cost + MARKER_ROOM);
+    let tail_bytes = last_bytes(tail, tail_room);
+    let tail_first = tail_first_of(tail_bytes);
+    section.drop_from(&excerpt.index.entries, tail_first);
+
+    // What the whole output, the head and the tail hold of matched lines.
+    let set = &excerpt.signatures;
+    let in_head = count_matches(set, head_bytes);
+    let in_tail = count_matches(set, tail_bytes);
+    let (errors, warnings) = (excerpt.index.errors_found, excerpt.index.warnings_found);
+    let found = errors + warnings;
+    let (section_errors, section_warnings) = section.matched_shown(&excerpt.index.entries);
+    let in_section = section_errors + section_warnings;
+    let error_lines = ErrorLines { found, shown: in_head + in_section + in_tail, errors, warnings };
+    let omitted_matches = found.saturating_sub(in_head + in_tail);
+
+    let mut text = text_view(head_bytes, opts);
+    let omitted_first = head_lines + 1;
+    let omitted_last = tail_first.saturating_sub(1);
+    end_line(&mut text);
+    if omitted_last >= omitted_first {
+        let n = omitted_last - omitted_first + 1;
+        let _ = write!(text, "… lines {omitted_first}-{omitted_last} omitted ({n} line{})", plural(n));
+    } else {
+        let cut = total_bytes.saturating_sub((head_bytes.len() + tail_bytes.len()) as u64);
+        let _ = write!(text, "… {cut} bytes omitted from the middle of line {}", tail_first);
+    }
+    match (omitted_matches, in_section) {
+        (0, _) => text.push_str("; none of them match error patterns …\n"),
+        (m, 0) => {
+            let _ = writeln!(text, "; {m} of them match error patterns, none fit: see the artifact …");
+        }
+        (m, s) if s >= m => {
+            let _ = writeln!(
+                text,
+                "; {m} of them match error patterns and {} shown below as N:line, with context as N-line …",
+                if m == 1 { "is" } else { "are" }
+            );
+        }
+        (m, s) => {
+            let _ = writeln!(
+                text,
+                "; {m} of them match error patterns; {s} are shown below as N:line (context as N-line), errors \
+                 first, earliest first …"
+            );
+        }
+    }
+    section.render(&mut text, &excerpt.index.entries, opts);
+    if !section.lines.is_empty() {
+        end_line(&mut text);
+        let _ = writeln!(text, "… end of matched lines; the output ends with lines {tail_first}-{total_lines} …");
+    }
+    text.push_str(&text_view(tail_bytes, opts));
+
+    let mut ranges = Vec::new();
+    let head = (head_lines > 0).then_some(LineRange { start: 1, end: head_lines });
+    ranges.extend(head);
+    ranges.extend(section.ranges());
+    let tail_range = (!tail_bytes.is_empty()).then_some(LineRange { start: tail_first, end: total_lines });
+    ranges.extend(tail_range);
+    let (section_lines, section_bytes) = section.size();
+    ExcerptView {
+        text,
+        ranges,
+        head,
+        tail: tail_range,
+        section_matched: in_section,
+        section_errors,
+        shown_lines: head_lines + section_lines + count_lines(tail_bytes),
+        shown_bytes: (head_bytes.len() + tail_bytes.len()) as u64 + section_bytes,
+        error_lines,
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn end_line(text: &mut String) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+/// The last lines of `bytes` that fit in `budget`; the end of one line too long for it, cut on a
+/// character boundary.
+fn last_bytes(bytes: &[u8], budget: usize) -> &[u8] {
+    if bytes.len() <= budget {
+        return bytes;
+    }
+    let start = bytes.len() - budget;
+    // A line starts at `p` when the byte before it is a newline.
+    match memchr::memchr(b'\n', &bytes[start - 1..bytes.len() - 1]) {
+        Some(i) => &bytes[start + i..],
+        None => {
+            let mut at = start;
+            while at < bytes.len() && at - start < 3 && bytes[at] & 0xC0 == 0x80 {
+                at += 1;
+            }
+            &bytes[at..]
+        }
+    }
+}
+
+/// Lines of `bytes` that match a signature (errors and warnings).
+fn count_matches(set: &SignatureSet, bytes: &[u8]) -> u64 {
+    let mut count = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(found) = set.find_literal(&bytes[at..]) else { break };
+        let hit = at + found;
+        let start = memchr::memrchr(b'\n', &bytes[at..hit]).map_or(at, |i| at + i + 1);
+        let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |i| hit + i);
+        let line = text_view(&bytes[start..end], &ViewOptions { max_line_chars: usize::MAX });
+        if set.classify(&line).is_some_and(|m| m.severity != Severity::Ignore) {
+            count += 1;
+        }
+        at = end + 1;
+    }
+    count
+}
+
+/// The matched lines chosen for the view, with their context.
+struct Section<'a> {
+    kept: &'a BTreeMap<u64, KeptLine>,
+    /// Lines strictly between these two may be shown.
+    after: u64,
+    before: u64,
+    /// Chosen entries (indices into the index's entries).
+    chosen: Vec<usize>,
+    lines: BTreeSet<u64>,
+    /// Rendered size of the chosen lines.
+    cost: usize,
+}
+
+impl<'a> Section<'a> {
+    fn new(kept: &'a BTreeMap<u64, KeptLine>, after: u64, before: u64) -> Self {
+        Section { kept, after, before, chosen: Vec::new(), lines: BTreeSet::new(), cost: 0 }
+    }
+
+    /// Errors by line, then warnings by line, each taken if it fits.
+    fn choose(&mut self, entries: &[Entry], budget: usize, warning_budget: usize) {
+        let mut order: Vec<usize> = (0..entries.len()).filter(|&i| self.admits(entries[i].line)).collect();
+        order.sort_by_key(|&i| (entries[i].severity, entries[i].line));
+        let mut warning_cost = 0;
+        for i in order {
+            let entry = entries[i];
+            let new: Vec<u64> = self.entry_lines(&entry).filter(|n| !self.lines.contains(n)).collect();
+            // One group separator per entry at most.
+            let delta: usize = new.iter().map(|n| self.line_cost(*n)).sum::<usize>() + 3;
+            let warning = entry.severity == Severity::Warning;
+            if self.cost + delta > budget || (warning && warning_cost + delta > warning_budget) {
+                continue;
+            }
+            self.cost += delta;
+            if warning {
+                warning_cost += delta;
+            }
+            self.lines.extend(new);
+            self.chosen.push(i);
+        }
+    }
+
+    fn admits(&self, line: u64) -> bool {
+        line > self.after && line < self.before
+    }
+
+    fn entry_lines<'e>(&'e self, entry: &Entry) -> impl Iterator<Item = u64> + 'e {
+        (entry.first..=entry.last).filter(move |n| self.admits(*n) && self.kept.contains_key(n))
+    }
+
+    /// `N:` or `N-`, the line, an omission note when the line was cut, and the newline.
+    fn line_cost(&self, n: u64) -> usize {
+        let line = &self.kept[&n];
+        let note = if line.len > line.bytes.len() as u64 { 32 } else { 0 };
+        digits(n) + 1 + line.bytes.len() + note + 1
+    }
+
+    /// Keeps only the entries whose matched line comes before `first_tail_line` (the tail shows
+    /// the others), with their context before that line.
+    fn drop_from(&mut self, entries: &[Entry], first_tail_line: u64) {
+        self.before = self.before.min(first_tail_line);
+        let before = self.before;
+        self.chosen.retain(|&i| entries[i].line < before);
+        let lines: BTreeSet<u64> = self.chosen.iter().flat_map(|&i| self.entry_lines(&entries[i])).collect();
+        self.lines = lines;
+        self.cost = self.lines.iter().map(|n| self.line_cost(*n)).sum::<usize>() + 3 * self.chosen.len();
+    }
+
+    /// Matched lines shown: errors, warnings.
+    fn matched_shown(&self, entries: &[Entry]) -> (u64, u64) {
+        let shown = entries.iter().filter(|e| self.lines.contains(&e.line));
+        shown.fold((0, 0), |(e, w), entry| match entry.severity {
+            Severity::Error => (e + 1, w),
+            _ => (e, w + 1),
+        })
+    }
+
+    fn ranges(&self) -> Vec<LineRange> {
+        let mut ranges: Vec<LineRange> = Vec::new();
+        for &n in &self.lines {
+            match ranges.last_mut() {
+                Some(r) if r.end + 1 == n => r.end = n,
+                _ => ranges.push(LineRange { start: n, end: n }),
+            }
+        }
+        ranges
+    }
+
+    fn size(&self) -> (u64, u64) {
+        let bytes = self.lines.iter().map(|n| self.kept[n].bytes.len() as u64 + 1).sum();
+        (self.lines.len() as u64, bytes)
+    }
+
+    fn render(&self, text: &mut String, entries: &[Entry], opts: &ViewOptions) {
+        let matched: BTreeSet<u64> = entries.iter().map(|e| e.line).collect();
+        let mut previous: Option<u64> = None;
+        for &n in &self.lines {
+            if previous.is_some_and(|p| p + 1 != n) {
+                text.push_str("--\n");
+            }
+            previous = Some(n);
+            let line = &self.kept[&n];
+            let mark = if matched.contains(&n) { ':' } else { '-' };
+            let _ = write!(text, "{n}{mark}{}", text_view(&line.bytes, opts));
+            let cut = line.len.saturating_sub(line.bytes.len() as u64);
+            if cut > 0 {
+                let _ = write!(text, " … [{cut} bytes omitted]");
+            }
+            text.push('\n');
+        }
+    }
+}
+
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}

@@ -1,0 +1,422 @@
+//! Error signatures: which output lines look like errors or warnings, as data (the default set is
+//! `signatures.json` beside this file; settings can replace it or add to it).
+//!
+//! Promises: a line matches a signature only if it contains one of the signature's literals, so one
+//! literal search (Aho-Corasick) over the raw stream finds every candidate line and regexes run on
+//! candidates only; a bad signature is skipped with a warning, never a panic; regexes compile on first
+//! use, so output without candidates costs no compilation.
+
+use std::sync::{Arc, OnceLock};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// Most lines of context a signature may ask for on either side: context is for the one or two lines
+/// that locate an error (`--> src/main.rs:3:5`, a traceback frame), not for whole reports.
+pub const MAX_CONTEXT: u8 = 8;
+
+/// How much a matched line matters. Errors are shown before warnings; `ignore` keeps a line that
+/// a later signature would match out of the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Severity {
+    /// Shown first.
+    Error,
+    /// Shown after every error, in a smaller share of the view.
+    Warning,
+    /// Never shown: keeps a line from a later, broader signature.
+    Ignore,
+}
+
+/// One signature, as stored in settings (`bash.errorSignatures`, `bash.extraErrorSignatures`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    /// Names it in warnings and docs.
+    pub name: String,
+    /// How much a line it matches matters.
+    pub severity: Severity,
+    /// Case-sensitive strings, one of which every line this signature matches contains. They are
+    /// what the stream is searched for, so short and distinctive ones keep the search fast.
+    pub literals: Vec<String>,
+    /// A Rust `regex` the line (ANSI escapes removed, no newline) must also match; none means a
+    /// literal is enough.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// Lines of context kept before the matched line.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub before: u8,
+    /// Lines of context kept after the matched line.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub after: u8,
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+/// The built-in set: compilers, test runners, package managers, make, tracebacks, OS messages.
+pub fn default_signatures() -> Vec<Signature> {
+    // Checked by a unit test, so the fallback is only there to never panic on a broken build.
+    serde_json::from_str(include_str!("signatures.json")).unwrap_or_default()
+}
+
+/// Keeps the signatures that can work; describes the others (one line each).
+pub fn validate(signatures: Vec<Signature>, key: &str) -> (Vec<Signature>, Vec<String>) {
+    let mut kept = Vec::with_capacity(signatures.len());
+    let mut warnings = Vec::new();
+    for (index, signature) in signatures.into_iter().enumerate() {
+        match check(&signature) {
+            Ok(()) => kept.push(signature),
+            Err(reason) => warnings.push(format!("{key} signature {index} ({}) skipped: {reason}", signature.name)),
+        }
+    }
+    (kept, warnings)
+}
+
+fn check(signature: &Signature) -> Result<(), String> {
+    if signature.literals.is_empty() {
+        return Err("it needs at least one literal".to_string());
+    }
+    if signature.literals.iter().any(|l| l.is_empty() || l.contains('\n')) {
+        return Err("a literal is empty or holds a newline".to_string());
+    }
+    if signature.before > MAX_CONTEXT || signature.after > MAX_CONTEXT {
+        return Err(format!("before and after are at most {MAX_CONTEXT} lines"));
+    }
+    if let Some(pattern) = &signature.pattern {
+        regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(pattern)
+            .map_err(|e| format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("")))?;
+    }
+    Ok(())
+}
+
+/// What a line matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Match {
+    /// The matching signature's severity.
+    pub severity: Severity,
+    /// Lines of context kept before the line.
+    pub before: u8,
+    /// Lines of context kept after the line.
+    pub after: u8,
+}
+
+/// The signatures in force: the base set (the defaults unless replaced) and the extra ones, which
+/// are checked first. Built cheaply; the search automata are built on first use.
+pub struct SignatureSet {
+    base: Vec<Signature>,
+    extra: Vec<Signature>,
+    compiled: OnceLock<Compiled>,
+}
+
+impl std::fmt::Debug for SignatureSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignatureSet").field("base", &self.base.len()).field("extra", &self.extra.len()).finish()
+    }
+}
+
+struct Compiled {
+    signatures: Vec<CompiledSignature>,
+    /// Finds the first literal in a stretch of output; `None` when there is no literal at all.
+    prefilter: Option<AhoCorasick>,
+    /// All literals in one line (overlapping), to know which signatures to try.
+    per_line: Option<AhoCorasick>,
+    /// For each literal, the signatures (indices, ascending) that list it.
+    by_literal: Vec<Vec<usize>>,
+    longest_literal: usize,
+    most_before: u8,
+}
+
+struct CompiledSignature {
+    name: String,
+    severity: Severity,
+    pattern: Option<String>,
+    regex: OnceLock<Option<Regex>>,
+    before: u8,
+    after: u8,
+}
+
+impl CompiledSignature {
+    fn is_match(&self, line: &str) -> bool {
+        let Some(pattern) = &self.pattern else { return true };
+        let regex = self.regex.get_or_init(|| match Regex::new(pattern) {
+            Ok(regex) => Some(regex),
+            Err(e) => {
+                // The syntax was checked when the settings were read; only a size limit can fail here.
+                tracing::warn!("error signature {} disabled: {e}", self.name);
+                None
+            }
+        });
+        regex.as_ref().is_some_and(|r| r.is_match(line))
+    }
+}
+
+impl SignatureSet {
+    /// `base` and `extra` should have been through [`validate`]; a signature that was not and is
+    /// broken only never matches.
+    pub fn new(base: Vec<Signature>, extra: Vec<Signature>) -> SignatureSet {
+        SignatureSet { base, extra, compiled: OnceLock::new() }
+    }
+
+    /// The built-in set, built once per process and shared.
+    pub fn defaults() -> Arc<SignatureSet> {
+        static DEFAULTS: OnceLock<Arc<SignatureSet>> = OnceLock::new();
+        DEFAULTS.get_or_init(|| Arc::new(SignatureSet::new(default_signatures(), Vec::new()))).clone()
+    }
+
+    /// The base set (the built-in one unless `bash.errorSignatures` replaced it).
+    pub fn base(&self) -> &[Signature] {
+        &self.base
+    }
+
+    /// The extra signatures (`bash.extraErrorSignatures`), checked first.
+    pub fn extra(&self) -> &[Signature] {
+        &self.extra
+    }
+
+    fn compiled(&self) -> &Compiled {
+        self.compiled.get_or_init(|| Compiled::new(self.extra.iter().chain(&self.base)))
+    }
+
+    /// Whether any line can match at all.
+    pub fn is_empty(&self) -> bool {
+        self.compiled().prefilter.is_none()
+    }
+
+    /// Where the first literal starts in `haystack`, if any.
+    pub fn find_literal(&self, haystack: &[u8]) -> Option<usize> {
+        self.compiled().prefilter.as_ref()?.find(haystack).map(|m| m.start())
+    }
+
+    /// Whether a literal starts before `boundary` in `haystack` and ends after it.
+    pub(crate) fn spans(&self, haystack: &[u8], boundary: usize) -> bool {
+        self.compiled()
+            .per_line
+            .as_ref()
+            .is_some_and(|ac| ac.find_overlapping_iter(haystack).any(|m| m.start() < boundary && m.end() > boundary))
+    }
+
+    /// The length of the longest literal: a literal cut by a chunk boundary lies within this many
+    /// bytes of it.
+    pub fn longest_literal(&self) -> usize {
+        self.compiled().longest_literal
+    }
+
+    /// The most lines of context before a match any signature asks for.
+    pub fn most_before(&self) -> u8 {
+        self.compiled().most_before
+    }
+
+    /// The first signature (extra ones first, then the base set, each in order) that `line` matches.
+    /// `line` is one line of text without its newline, ANSI escapes removed.
+    pub fn classify(&self, line: &str) -> Option<Match> {
+        let compiled = self.compiled();
+        let per_line = compiled.per_line.as_ref()?;
+        let mut candidates: Vec<usize> = Vec::new();
+        for found in per_line.find_overlapping_iter(line) {
+            if let Some(signatures) = compiled.by_literal.get(found.pattern().as_usize()) {
+                candidates.extend(signatures);
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.into_iter().find_map(|index| {
+            let signature = &compiled.signatures[index];
+            signature.is_match(line).then_some(Match {
+                severity: signature.severity,
+                before: signature.before,
+                after: signature.after,
+            })
+        })
+    }
+}
+
+impl Compiled {
+    fn new<'a>(signatures: impl Iterator<Item = &'a Signature>) -> Compiled {
+        let mut literals: Vec<String> = Vec::new();
+        let mut by_literal: Vec<Vec<usize>> = Vec::new();
+        let mut compiled = Vec::new();
+        for (index, signature) in signatures.enumerate() {
+            for literal in &signature.literals {
+                let id = match literals.iter().position(|l| l == literal) {
+                    Some(id) => id,
+                    None => {
+                        literals.push(literal.clone());
+                        by_literal.push(Vec::new());
+                        literals.len() - 1
+                    }
+                };
+                by_literal[id].push(index);
+            }
+            compiled.push(CompiledSignature {
+                name: signature.name.clone(),
+                severity: signature.severity,
+                pattern: signature.pattern.clone(),
+                regex: OnceLock::new(),
+                before: signature.before.min(MAX_CONTEXT),
+                after: signature.after.min(MAX_CONTEXT),
+            });
+        }
+        let build = |kind: MatchKind| {
+            if literals.is_empty() {
+                return None;
+            }
+            match AhoCorasickBuilder::new().match_kind(kind).build(&literals) {
+                Ok(ac) => Some(ac),
+                Err(e) => {
+                    tracing::warn!("error signatures disabled: {e}");
+                    None
+                }
+            }
+        };
+        let prefilter = build(MatchKind::LeftmostFirst);
+        let per_line = prefilter.as_ref().and_then(|_| build(MatchKind::Standard));
+        Compiled {
+            longest_literal: literals.iter().map(String::len).max().unwrap_or(0),
+            most_before: compiled.iter().map(|s| s.before).max().unwrap_or(0),
+            signatures: compiled,
+            prefilter,
+            per_line,
+            by_literal,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(line: &str) -> Option<Severity> {
+        SignatureSet::defaults().classify(line).map(|m| m.severity)
+    }
+
+    #[test]
+    fn the_default_set_parses_and_every_signature_is_valid() {
+        let defaults = default_signatures();
+        assert!(defaults.len() >= 30, "{}", defaults.len());
+        let (kept, warnings) = validate(defaults.clone(), "default");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(kept.len(), defaults.len());
+        for signature in &defaults {
+            if let Some(pattern) = &signature.pattern {
+                Regex::new(pattern).unwrap_or_else(|e| panic!("{}: {e}", signature.name));
+            }
+        }
+    }
+
+    #[test]
+    fn real_error_lines_are_errors() {
+        for line in [
+            "error[E0308]: mismatched types",
+            "error: could not compile `demo` (bin \"demo\") due to 2 previous errors",
+            "thread 'tests::adds' panicked at src/lib.rs:10:9:",
+            "main.c:3:5: error: 'y' undeclared (first use in this function)",
+            "Main.java:3: error: cannot find symbol",
+            "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+            "./main.go:5:2: undefined: foo",
+            "    main_test.go:10: got 3, want 4",
+            "--- FAIL: TestAdd (0.00s)",
+            "FAIL\texample.com/demo\t0.002s",
+            "panic: runtime error: index out of range [5] with length 3",
+            "Traceback (most recent call last):",
+            "ValueError: invalid literal for int() with base 10: 'x'",
+            "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+            "AssertionError",
+            "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+            "TypeError: Cannot read properties of undefined (reading 'x')",
+            "Exception in thread \"main\" java.lang.IllegalStateException: boom",
+            "FAILED tests/test_a.py::test_add - assert 3 == 4",
+            "E       assert 3 == 4",
+            "tests/test_a.py:5: AssertionError",
+            "========================= 1 failed, 2 passed in 0.12s =========================",
+            "test tests::adds ... FAILED",
+            "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out",
+            "FAIL src/sum.test.js",
+            "Tests:       1 failed, 1 passed, 2 total",
+            "npm ERR! code E404",
+            "npm error code E404",
+            "make: *** [Makefile:3: all] Error 1",
+            "make[1]: *** No rule to make target 'x'.  Stop.",
+            "find: '/root/secret': Permission denied",
+            "cat: nofile: No such file or directory",
+            "bash: line 1: frobnicate: command not found",
+            "cp: cannot stat 'a': No such file or directory",
+            "Segmentation fault (core dumped)",
+            "ERROR: Could not find a version that satisfies the requirement nope==9.9",
+            "fatal: not a git repository (or any of the parent directories): .git",
+            "2024-01-01 12:00:00,000 ERROR app: connection lost",
+            "ERROR:root:something broke",
+            "Build failed with 3 errors",
+            "/usr/bin/ld: main.o: in function `main': undefined reference to `foo'",
+        ] {
+            assert_eq!(class(line), Some(Severity::Error), "{line}");
+        }
+    }
+
+    #[test]
+    fn warnings_rank_below_errors_and_quiet_lines_do_not_match() {
+        for line in [
+            "warning: unused variable: `x`",
+            "main.c:3:9: warning: unused variable 'x' [-Wunused-variable]",
+            "  /tmp/t.py:3: DeprecationWarning: use something else",
+            "npm WARN deprecated glob@7.2.3: Glob versions prior to v9 are no longer supported",
+            "WARNING: Running pip as the 'root' user",
+        ] {
+            assert_eq!(class(line), Some(Severity::Warning), "{line}");
+        }
+        for line in [
+            "test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out",
+            "   Compiling thiserror v2.0.21",
+            "all good",
+            "",
+            "no errors found",
+        ] {
+            assert_eq!(class(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn bad_signatures_are_skipped_with_a_reason() {
+        let sig = |literals: &[&str], pattern: Option<&str>, after: u8| Signature {
+            name: "s".into(),
+            severity: Severity::Error,
+            literals: literals.iter().map(|l| l.to_string()).collect(),
+            pattern: pattern.map(str::to_string),
+            before: 0,
+            after,
+        };
+        let (kept, warnings) = validate(
+            vec![sig(&["x"], Some("("), 0), sig(&[], None, 0), sig(&["ok"], None, 0), sig(&["y"], None, 99)],
+            "bash.errorSignatures",
+        );
+        assert_eq!(kept.len(), 1);
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("bash.errorSignatures signature 0 (s) skipped: invalid regex"),
+            "{}",
+            warnings[0]
+        );
+        let set = SignatureSet::new(Vec::new(), kept);
+        assert_eq!(set.classify("it is ok").map(|m| m.severity), Some(Severity::Error));
+        assert!(SignatureSet::new(Vec::new(), Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn extra_signatures_come_first() {
+        let quiet = Signature {
+            name: "quiet".into(),
+            severity: Severity::Ignore,
+            literals: vec!["rror".into()],
+            pattern: Some("expected error".into()),
+            before: 0,
+            after: 0,
+        };
+        let set = SignatureSet::new(default_signatures(), vec![quiet]);
+        assert_eq!(set.classify("error: expected error in test").map(|m| m.severity), Some(Severity::Ignore));
+        assert_eq!(set.classify("error: real").map(|m| m.severity), Some(Severity::Error));
+    }
+}

@@ -1,0 +1,209 @@
+//! The excerpt view of crafted outputs, through the real sink: where the errors are, how many there
+//! are, and outputs that are hard to cut (one giant line, invalid UTF-8, no errors at all).
+
+use bashrt_core::excerpt::{self, ExcerptView};
+use bashrt_core::signatures::{Severity, Signature, SignatureSet};
+use bashrt_core::sink::{OutputSink, SinkConfig, SinkOutput, DEFAULT_MAX_BYTES};
+use bashrt_core::view::ViewOptions;
+
+/// Pushes `output` in `chunk`-byte pieces through a default sink and builds the view.
+fn view_of(output: &[u8], chunk: usize) -> (ExcerptView, SinkOutput) {
+    let mut sink = OutputSink::new(SinkConfig::default(), None);
+    for piece in output.chunks(chunk) {
+        sink.push(piece);
+    }
+    let out = sink.finish();
+    let found = out.excerpt().expect("the default config indexes errors");
+    let view = excerpt::build(
+        found,
+        out.tail(),
+        out.total_lines(),
+        out.total_bytes(),
+        DEFAULT_MAX_BYTES,
+        &ViewOptions::default(),
+    );
+    (view, out)
+}
+
+fn filler(from: u64, to: u64) -> String {
+    (from..=to).map(|i| format!("step {i}: compiled module number {i} of the project\n")).collect()
+}
+
+/// Every excerpt, whatever the output: within the budget, the head first, the tail last, markers
+/// between, ranges in order.
+fn check_shape(view: &ExcerptView, out: &SinkOutput) {
+    assert!(view.text.len() <= DEFAULT_MAX_BYTES, "view is {} bytes", view.text.len());
+    assert!(view.text.contains("\n… lines ") || view.text.contains("\n… "), "no marker");
+    for pair in view.ranges.windows(2) {
+        assert!(pair[0].end < pair[1].start, "ranges overlap or are out of order: {:?}", view.ranges);
+    }
+    let tail = view.tail.expect("a tail");
+    assert_eq!(tail.end, out.total_lines());
+}
+
+#[test]
+fn an_error_on_line_2_of_100000_is_in_the_head() {
+    let mut output = String::from("   Compiling demo v0.1.0\nerror[E0425]: cannot find value `x` in this scope\n");
+    output.push_str(&filler(3, 100_000));
+    let (view, out) = view_of(output.as_bytes(), 64 * 1024);
+    check_shape(&view, &out);
+    assert!(view.text.starts_with("   Compiling demo v0.1.0\nerror[E0425]: cannot find value `x`"));
+    assert_eq!(view.head.unwrap().start, 1);
+    assert_eq!(view.error_lines.errors, 1);
+    assert_eq!(view.error_lines.shown, 1);
+    assert!(view.text.contains("none of them match error patterns"), "{}", &view.text[..2000]);
+    assert!(view.text.ends_with("step 100000: compiled module number 100000 of the project\n"));
+}
+
+#[test]
+fn one_error_among_10000_warnings_is_shown_with_its_location() {
+    let mut output = filler(1, 500);
+    for i in 0..10_000 {
+        output.push_str(&format!("warning: unused variable: `v{i}`\n  --> src/gen.rs:{i}:9\n"));
+        if i == 6000 {
+            output.push_str("error[E0308]: mismatched types\n  --> src/main.rs:4:18\n   |\n");
+        }
+    }
+    output.push_str("error: could not compile `demo` (bin \"demo\") due to 1 previous error; 10000 warnings emitted\n");
+    output.push_str(&filler(1, 300));
+    let (view, out) = view_of(output.as_bytes(), 4096);
+    check_shape(&view, &out);
+    let error_line = 500 + 6001 * 2 + 1;
+    assert!(view.text.contains(&format!("\n{error_line}:error[E0308]: mismatched types\n")), "error missing");
+    assert!(view.text.contains(&format!("\n{}-  --> src/main.rs:4:18\n", error_line + 1)), "location missing");
+    assert_eq!(view.error_lines.errors, 2);
+    assert_eq!(view.error_lines.warnings, 10_000);
+    // Warnings fill at most their share: most of the budget is the tail's.
+    let warnings_shown = view.text.matches(":warning: unused variable").count();
+    assert!(warnings_shown > 0 && warnings_shown < 200, "{warnings_shown} warnings shown");
+}
+
+#[test]
+fn errors_only_in_the_middle_are_numbered_between_head_and_tail() {
+    let mut output = filler(1, 3000);
+    output.push_str("Traceback (most recent call last):\n  File \"/srv/app.py\", line 9, in load\n");
+    output.push_str("    return int(size)\nValueError: invalid literal for int() with base 10: '12kb'\n");
+    output.push_str(&filler(3005, 6000));
+    let (view, out) = view_of(output.as_bytes(), 65536);
+    check_shape(&view, &out);
+    assert_eq!(view.ranges.len(), 3, "{:?}", view.ranges);
+    assert_eq!(view.section_matched, 2);
+    assert!(view.text.contains(
+        "3001:Traceback (most recent call last):\n3002-  File \"/srv/app.py\", line 9, in load\n\
+         3003-    return int(size)\n3004:ValueError: invalid literal for int() with base 10: '12kb'\n"
+    ));
+    let head_end = view.head.unwrap().end;
+    assert!(view.text.contains(&format!(
+        "… lines {}-{} omitted ({} lines); 2 of them match error patterns and are shown below as N:line, with \
+         context as N-line …\n",
+        head_end + 1,
+        view.tail.unwrap().start - 1,
+        view.tail.unwrap().start - 1 - head_end
+    )));
+    assert!(view.text.contains(&format!(
+        "… end of matched lines; the output ends with lines {}-6000 …\n",
+        view.tail.unwrap().start
+    )));
+    assert_eq!(view.describe_ranges(), format!("lines 1-{head_end}, 2 error lines, {}-6000", view.tail.unwrap().start));
+}
+
+#[test]
+fn more_error_lines_than_fit_keep_the_earliest_within_the_budget() {
+    let mut output = filler(1, 1000);
+    for i in 0..5000 {
+        output.push_str(&format!("src/m{i}.c:{i}:5: error: 'thing_{i}' undeclared (first use in this function)\n"));
+    }
+    output.push_str(&filler(1, 1000));
+    let (view, out) = view_of(output.as_bytes(), 8192);
+    check_shape(&view, &out);
+    assert_eq!(view.error_lines.errors, 5000);
+    assert!(view.section_matched > 50 && view.section_matched < 5000, "{}", view.section_matched);
+    assert!(view.error_lines.shown < view.error_lines.found);
+    // Earliest first: the first error is there, and shown errors are a prefix of them.
+    assert!(view.text.contains("\n1001:src/m0.c:0:5: error: 'thing_0' undeclared"));
+    let last_shown = 1000 + view.section_matched;
+    assert!(view.text.contains(&format!("\n{last_shown}:src/m")));
+    assert!(!view.text.contains(&format!("\n{}:src/m", last_shown + 1)));
+    assert!(view.text.contains("5000 of them match error patterns;"), "{}", &view.text[..3000]);
+}
+
+#[test]
+fn a_single_giant_line_is_cut_at_both_ends() {
+    // Classified by its first kept bytes (a line is kept up to 1 KiB), so the error starts the line.
+    let line = format!("error: something went wrong: {}", "x".repeat(3_000_000));
+    let (view, out) = view_of(line.as_bytes(), 65536);
+    assert_eq!(out.total_lines(), 1);
+    assert!(view.text.len() <= DEFAULT_MAX_BYTES, "{}", view.text.len());
+    assert!(view.text.starts_with("error: something went wrong: xxx"));
+    // Both parts are one line longer than `bash.maxLineChars`: the view clamps them too.
+    assert!(view.text.contains(" chars omitted]\n… "), "{}", &view.text[..300]);
+    assert!(view.text.contains(" bytes omitted from the middle of line 1; none of them match"));
+    assert!(view.text.ends_with(" chars omitted]"));
+    assert_eq!(view.head.unwrap(), view.tail.unwrap());
+    assert_eq!(view.error_lines.errors, 1);
+}
+
+#[test]
+fn invalid_utf8_is_replaced_and_errors_are_still_found() {
+    let mut output = filler(1, 2000).into_bytes();
+    output.extend_from_slice(b"error: bad byte \xff\xfe in \xc3 config\n");
+    output.extend_from_slice(&[0xE2, 0x82]);
+    output.extend_from_slice(b"\n");
+    output.extend(filler(2003, 4000).into_bytes());
+    let (view, out) = view_of(&output, 1000);
+    check_shape(&view, &out);
+    assert!(view.text.contains("\n2001:error: bad byte \u{FFFD}\u{FFFD} in \u{FFFD} config\n"), "missing");
+}
+
+#[test]
+fn no_errors_at_all_is_head_and_tail() {
+    let output = filler(1, 5000);
+    let (view, out) = view_of(output.as_bytes(), 65536);
+    check_shape(&view, &out);
+    assert_eq!(view.ranges.len(), 2);
+    assert_eq!(view.error_lines.found, 0);
+    assert_eq!(view.section_matched, 0);
+    assert!(view.text.contains("omitted") && view.text.contains("none of them match error patterns …\n"));
+    // The whole budget is used by the head and the tail.
+    assert!(view.text.len() > DEFAULT_MAX_BYTES - 1000, "{}", view.text.len());
+}
+
+#[test]
+fn the_view_does_not_depend_on_how_the_output_was_cut() {
+    let mut output = filler(1, 1500);
+    for i in 0..40 {
+        output.push_str(&format!("  File \"x.py\", line {i}, in f\nKeyError: 'k{i}'\n"));
+        output.push_str(&filler(1, 20));
+        output.push_str(&format!("warning: careful {i}\n"));
+    }
+    output.push_str(&filler(1, 1500));
+    let (whole, _) = view_of(output.as_bytes(), output.len());
+    for chunk in [1, 7, 100, 4095, 65536] {
+        let (view, _) = view_of(output.as_bytes(), chunk);
+        assert_eq!(view, whole, "chunks of {chunk}");
+    }
+    assert_eq!(whole.error_lines.errors, 40);
+}
+
+#[test]
+fn signatures_from_settings_replace_or_extend_the_set() {
+    let mut settings = bashrt_core::settings::Settings::default();
+    let warning = settings
+        .apply_override(r#"bash.extraErrorSignatures=[{"name":"boom","severity":"error","literals":["BOOM"]},{"name":"bad","severity":"error","literals":["x"],"pattern":"("}]"#)
+        .unwrap()
+        .unwrap();
+    assert!(warning.starts_with("bash.extraErrorSignatures signature 1 (bad) skipped: invalid regex"), "{warning}");
+    let set = settings.error_signatures.clone();
+    assert_eq!(set.classify("a BOOM here").map(|m| m.severity), Some(Severity::Error));
+    assert_eq!(set.classify("error: still the defaults").map(|m| m.severity), Some(Severity::Error));
+    settings.apply_override("bash.errorSignatures=[]").unwrap();
+    let set = settings.error_signatures.clone();
+    assert!(set.classify("error: no longer").is_none());
+    assert!(set.classify("BOOM").is_some());
+    let only: Vec<Signature> = set.extra().to_vec();
+    assert_eq!(only.len(), 1);
+    assert!(SignatureSet::new(Vec::new(), Vec::new()).is_empty());
+    assert!(settings.apply_override("bash.view=sideways").is_err());
+    settings.apply_override("bash.view=tail").unwrap();
+    assert!(settings.sink_config(None).signatures.is_none());
+}
