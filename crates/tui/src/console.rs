@@ -21,6 +21,9 @@ use tui_term::widget::{Cursor, PseudoTerminal};
 
 use crate::keys;
 
+/// Bytes the emulator takes per hold of the screen.
+const SLICE: usize = 4096;
+
 /// The emulated screen, shared by the command's thread (feeding it) and the UI (drawing it).
 pub struct Screen {
     parser: Mutex<vt100::Parser>,
@@ -42,11 +45,16 @@ impl Screen {
         self.parser.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Feeds the program's output; answers its terminal queries through `control`.
+    /// Feeds the program's output; answers its terminal queries through `control`. The emulator takes
+    /// it in slices, releasing the screen between them, so that a frame never waits for a whole chunk.
     pub fn process(&self, raw: &[u8], control: Option<&PtyControl>) {
+        let (body, last) = raw.split_at(raw.len() - raw.len().min(SLICE));
+        for slice in body.chunks(SLICE) {
+            self.parser().process(slice);
+        }
         let answers = {
             let mut parser = self.parser();
-            parser.process(raw);
+            parser.process(last);
             let mut carry = self.carry.lock().unwrap_or_else(PoisonError::into_inner);
             let fresh = carry.len();
             carry.extend_from_slice(raw);

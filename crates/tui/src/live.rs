@@ -7,7 +7,8 @@
 //! scanning plus O(kept lines); the totals count every byte and line.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 /// Logical lines kept: the bang component shows the last 20, the tool preview fewer.
 pub const KEEP_LINES: usize = 40;
@@ -43,18 +44,30 @@ struct Inner {
     newlines: u64,
     total_bytes: u64,
     capture: Option<Vec<u8>>,
-    generation: u64,
+    /// Buffers of dropped lines, for the next ones.
+    spare: Vec<Vec<u8>>,
 }
 
 /// Shared between the command's thread (pushing) and the UI (reading). Cheap to clone.
+///
+/// The UI never waits for the command's thread: it reads the generation without a lock, and when a
+/// push holds the tail at the moment a frame is drawn (the pushing thread may even be preempted while
+/// holding it, on a busy machine), the frame shows the previous copy.
 #[derive(Debug, Clone)]
 pub struct LiveTail {
     inner: Arc<Mutex<Inner>>,
+    generation: Arc<AtomicU64>,
+    /// The last copy the UI made, per number of lines asked for; only the UI thread touches it.
+    last: Arc<Mutex<Option<(usize, TailSnapshot)>>>,
 }
 
 impl Default for LiveTail {
     fn default() -> Self {
-        Self { inner: Arc::new(Mutex::new(Inner { capture: Some(Vec::new()), ..Inner::default() })) }
+        Self {
+            inner: Arc::new(Mutex::new(Inner { capture: Some(Vec::new()), ..Inner::default() })),
+            generation: Arc::new(AtomicU64::new(0)),
+            last: Arc::new(Mutex::new(None)),
+        }
     }
 }
 
@@ -68,11 +81,13 @@ impl LiveTail {
         if chunk.is_empty() {
             return;
         }
+        // The scans happen before the lock: the UI waits for none of them.
+        let newlines = bytecount::count(chunk, b'\n');
+        // Only the last KEEP_LINES lines of the chunk can survive: skip the rest without looking at it.
+        let cut = if newlines > KEEP_LINES { memchr::memrchr_iter(b'\n', chunk).nth(KEEP_LINES) } else { None };
         let mut inner = self.lock();
         inner.total_bytes += chunk.len() as u64;
-        let newlines = bytecount::count(chunk, b'\n');
         inner.newlines += newlines as u64;
-        inner.generation += 1;
         let fits = inner.capture.as_ref().is_some_and(|c| c.len() + chunk.len() <= CAPTURE_BYTES);
         if fits {
             if let Some(capture) = inner.capture.as_mut() {
@@ -81,14 +96,14 @@ impl LiveTail {
         } else {
             inner.capture = None;
         }
-        // Only the last KEEP_LINES lines of the chunk can survive: skip the rest without looking at it.
         let mut rest = chunk;
-        if newlines > KEEP_LINES {
-            if let Some(cut) = memchr::memrchr_iter(b'\n', chunk).nth(KEEP_LINES) {
-                inner.lines.clear();
-                inner.current = TailLine::default();
-                rest = &chunk[cut + 1..];
-            }
+        if let Some(cut) = cut {
+            // Every kept line is replaced: keep their buffers for the new ones.
+            let Inner { lines, spare, current, .. } = &mut *inner;
+            spare.extend(lines.drain(..).map(|l| l.bytes));
+            current.bytes.clear();
+            current.len = 0;
+            rest = &chunk[cut + 1..];
         }
         while !rest.is_empty() {
             let (piece, ended) = match memchr::memchr(b'\n', rest) {
@@ -101,41 +116,65 @@ impl LiveTail {
             current.bytes.extend_from_slice(&piece[..piece.len().min(room)]);
             match ended {
                 Some(next) => {
-                    let line = std::mem::take(&mut inner.current);
+                    // A flood allocates nothing here: a dropped line's buffer becomes the next line's.
+                    let mut fresh = inner.spare.pop().unwrap_or_default();
+                    fresh.clear();
+                    let line = std::mem::replace(&mut inner.current, TailLine { bytes: fresh, len: 0 });
                     inner.lines.push_back(line);
                     if inner.lines.len() > KEEP_LINES {
-                        inner.lines.pop_front();
+                        if let Some(old) = inner.lines.pop_front() {
+                            inner.spare.push(old.bytes);
+                        }
                     }
                     rest = &rest[next..];
                 }
                 None => break,
             }
         }
+        drop(inner);
+        self.generation.fetch_add(1, Ordering::Release);
     }
 
     /// Changes with every push: the UI redraws only when it moved.
     pub fn generation(&self) -> u64 {
-        self.lock().generation
+        self.generation.load(Ordering::Acquire)
     }
 
-    /// The last `n` lines (the unterminated one included) and the totals.
+    /// The last `n` lines (the unterminated one included) and the totals — or, while a push holds the
+    /// tail, the previous copy of them.
     pub fn snapshot(&self, n: usize) -> TailSnapshot {
-        let inner = self.lock();
-        let partial = !inner.current.bytes.is_empty() || inner.current.len > 0;
-        let from_complete = n.saturating_sub(usize::from(partial));
-        let skip = inner.lines.len().saturating_sub(from_complete);
-        let mut lines: Vec<TailLine> = inner.lines.iter().skip(skip).cloned().collect();
-        if partial {
-            lines.push(inner.current.clone());
+        let fresh = match self.inner.try_lock() {
+            Ok(inner) => Some(copy(&inner, n)),
+            Err(TryLockError::Poisoned(e)) => Some(copy(&e.into_inner(), n)),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        match (fresh, last.as_ref()) {
+            (Some(snap), _) => {
+                *last = Some((n, snap.clone()));
+                snap
+            }
+            (None, Some((kept, snap))) if *kept == n => snap.clone(),
+            (None, _) => copy(&self.lock(), n),
         }
-        let total_lines = inner.newlines + u64::from(partial);
-        TailSnapshot { lines, total_lines, total_bytes: inner.total_bytes }
     }
 
     /// The whole output, when it was small enough to keep.
     pub fn captured(&self) -> Option<Vec<u8>> {
         self.lock().capture.clone()
     }
+}
+
+fn copy(inner: &Inner, n: usize) -> TailSnapshot {
+    let partial = !inner.current.bytes.is_empty() || inner.current.len > 0;
+    let from_complete = n.saturating_sub(usize::from(partial));
+    let skip = inner.lines.len().saturating_sub(from_complete);
+    let mut lines: Vec<TailLine> = inner.lines.iter().skip(skip).cloned().collect();
+    if partial {
+        lines.push(inner.current.clone());
+    }
+    let total_lines = inner.newlines + u64::from(partial);
+    TailSnapshot { lines, total_lines, total_bytes: inner.total_bytes }
 }
 
 #[cfg(test)]
