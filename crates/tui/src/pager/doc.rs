@@ -265,13 +265,17 @@ impl<'a> Scanner<'a> {
             self.buf.truncate(n);
             self.buf_start = self.pos;
         }
-        let from = (self.pos - self.buf_start) as usize;
+        let from = ((self.pos - self.buf_start) as usize).min(self.buf.len());
         let window = &self.buf[from..(from + SEGMENT as usize).min(self.buf.len())];
+        if window.is_empty() {
+            // The file is shorter than it was when opened: it ends here.
+            return Ok(None);
+        }
         let (bytes, end, ends_line) = match memchr::memchr(b'\n', window) {
             Some(i) => (window[..i].to_vec(), self.pos + i as u64 + 1, true),
             None if self.pos + SEGMENT >= self.len => (window.to_vec(), self.len, true),
             None => {
-                let end = cut(self.source, self.pos)?;
+                let end = cut(self.source, self.pos)?.min(self.pos + window.len() as u64);
                 (window[..(end - self.pos) as usize].to_vec(), end, false)
             }
         };
@@ -411,6 +415,17 @@ mod tests {
         }
         assert_eq!(all.last().unwrap().bytes, b"tail");
         assert!(all.iter().filter(|l| l.continuation).count() >= 4);
+    }
+
+    #[test]
+    fn a_file_that_shrinks_after_opening_ends_early() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.bash.log");
+        std::fs::write(&path, "x".repeat(100_000)).unwrap();
+        let doc = Document::open(Source::open(&path).unwrap()).unwrap();
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(5000).unwrap();
+        let rows = doc.rows(0, 100).unwrap();
+        assert_eq!(rows.iter().map(|r| r.bytes.len()).sum::<usize>(), 5000);
     }
 
     #[test]
