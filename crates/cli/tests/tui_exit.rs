@@ -24,11 +24,22 @@ fn ctrl_d_leaves_and_ends_the_running_command() {
 }
 
 #[test]
-fn exit_typed_leaves() {
+fn exit_typed_leaves_and_bashrt_alone_at_a_terminal_is_the_ui() {
     let term = Term::new(100, 30);
-    term.start(&[], &[]);
+    term.start_bashrt(&[], &[]);
     term.type_line("exit");
     term.assert_restored(0);
+}
+
+#[test]
+fn without_a_terminal_it_says_so() {
+    let env = common::Env::new();
+    let out = env.cmd().arg("tui").stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the terminal UI needs a terminal"));
+    let out = env.cmd().stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no command given"));
 }
 
 #[test]

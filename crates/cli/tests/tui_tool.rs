@@ -42,6 +42,12 @@ fn a_cd_in_the_session_persists_and_shows_in_the_prompt() {
     term.type_line("pwd");
     let screen = term.wait_for("the tool call", |s| s.contains("$ pwd  (in /usr/share)") && s.contains("timeout 300s"));
     assert_eq!(screen.matches("\n  /usr/share\n").count(), 2, "{screen}");
+    // The pager shows the newest command; `[` goes to the one before.
+    term.keys(&["C-o"]);
+    term.wait_for("the pager", |s| s.contains(" $ pwd — full output"));
+    term.keys(&["["]);
+    term.wait_for("the previous command", |s| s.contains(" ! pwd — full output") && s.contains("1 /usr/share"));
+    term.keys(&["q"]);
     term.type_line("exit");
     term.assert_restored(0);
     // The session's `!` commands are in the history of the next start, newest first.

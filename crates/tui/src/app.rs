@@ -79,6 +79,8 @@ pub struct App {
     pub overlay: Option<Overlay>,
     pub quit: Option<Quit>,
     running: Option<Running>,
+    /// The entry the pager shows.
+    paged: Option<usize>,
     ctx: Context,
     next_id: u64,
     size: (u16, u16),
@@ -102,6 +104,7 @@ impl App {
             overlay: None,
             quit: None,
             running: None,
+            paged: None,
             ctx,
             next_id: 1,
             size,
@@ -180,8 +183,15 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match &mut self.overlay {
             Some(Overlay::Pager(pager)) => {
-                if pager.handle(key) == PagerAction::Close {
-                    self.overlay = None;
+                let step = match key.code {
+                    KeyCode::Char('[') if !pager.is_prompting() => Some(false),
+                    KeyCode::Char(']') if !pager.is_prompting() => Some(true),
+                    _ => None,
+                };
+                match step {
+                    Some(newer) => self.page_neighbour(newer),
+                    None if pager.handle(key) == PagerAction::Close => self.overlay = None,
+                    None => {}
                 }
                 return;
             }
@@ -358,16 +368,35 @@ impl App {
 
     /// Ctrl-O: the pager over the newest finished command's full output.
     fn expand_last(&mut self) {
-        let Some(entry) = self.entries.iter().rev().find(|e| !e.is_running()) else {
-            self.message = Some(if self.running.is_some() {
-                "ctrl+o expands a command once it has ended".into()
-            } else {
-                "nothing to expand yet".into()
-            });
-            return;
-        };
-        match open_pager(entry) {
-            Ok(pager) => self.overlay = Some(Overlay::Pager(Box::new(pager))),
+        match self.entries.iter().rposition(|e| !e.is_running()) {
+            Some(index) => self.open_pager_at(index),
+            None => {
+                self.message = Some(if self.running.is_some() {
+                    "ctrl+o expands a command once it has ended".into()
+                } else {
+                    "nothing to expand yet".into()
+                });
+            }
+        }
+    }
+
+    /// `[` / `]` in the pager: the finished command before or after the one shown.
+    fn page_neighbour(&mut self, newer: bool) {
+        let Some(current) = self.paged else { return };
+        let finished = |i: &usize| self.entries.get(*i).is_some_and(|e| !e.is_running());
+        let next =
+            if newer { (current + 1..self.entries.len()).find(finished) } else { (0..current).rev().find(finished) };
+        if let Some(index) = next {
+            self.open_pager_at(index);
+        }
+    }
+
+    fn open_pager_at(&mut self, index: usize) {
+        match open_pager(&self.entries[index]) {
+            Ok(pager) => {
+                self.overlay = Some(Overlay::Pager(Box::new(pager)));
+                self.paged = Some(index);
+            }
             Err(e) => self.message = Some(format!("cannot open the output: {e}")),
         }
     }

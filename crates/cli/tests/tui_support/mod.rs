@@ -76,6 +76,13 @@ impl Term {
 
     /// Starts `bashrt tui <args>` from the pane's shell, with `vars` in its environment; waits for the UI.
     pub fn start(&self, args: &[&str], vars: &[(&str, &str)]) {
+        let mut all = vec!["tui"];
+        all.extend_from_slice(args);
+        self.start_bashrt(&all, vars);
+    }
+
+    /// Starts `bashrt <args>` (no `tui` added) and waits for the UI.
+    pub fn start_bashrt(&self, args: &[&str], vars: &[(&str, &str)]) {
         let env = &self.env;
         let mut line = format!(
             "export BASHRT_STATE_DIR='{}' HOME='{}' XDG_CONFIG_HOME='{}' TMPDIR='{}';",
@@ -87,7 +94,7 @@ impl Term {
         for (k, v) in vars {
             line.push_str(&format!(" export {k}='{v}';"));
         }
-        line.push_str(&format!(" clear; '{}' tui", env!("CARGO_BIN_EXE_bashrt")));
+        line.push_str(&format!(" clear; '{}'", env!("CARGO_BIN_EXE_bashrt")));
         for a in args {
             line.push_str(&format!(" '{a}'"));
         }

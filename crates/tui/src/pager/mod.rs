@@ -116,6 +116,11 @@ impl Pager {
         self.mode
     }
 
+    /// A search pattern is being typed (keys go to it).
+    pub fn is_prompting(&self) -> bool {
+        self.prompt.is_some()
+    }
+
     fn view(&self) -> &View {
         match (&self.full, self.mode) {
             (Some(full), Mode::Full) => full,
