@@ -23,7 +23,13 @@ pub struct TuiArgs {
     common: CommonArgs,
 }
 
+/// Set in the UI's own process when a session leader relaunched it (see [`relaunch_as_child`]).
+const CHILD_ENV: &str = "BASHRT_TUI_CHILD";
+
 pub fn run(args: TuiArgs) -> ExitCode {
+    if let Some(code) = relaunch_as_child() {
+        return code;
+    }
     let Setup { mut settings, cwd, session } = match args.common.setup() {
         Ok(setup) => setup,
         Err(e) => return fail(e),
@@ -43,4 +49,41 @@ pub fn run(args: TuiArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The UI gives up its controlling terminal so that the commands it runs cannot open `/dev/tty`; a
+/// session leader (bashrt started directly by a terminal emulator, or by `tmux new bashrt`) cannot do
+/// that without hanging up its session. It then runs the UI as its child — in the same process
+/// group, so resizes still reach it — forwards SIGTERM, SIGHUP and SIGINT to it, and exits as it did.
+/// `None`: this process runs the UI itself.
+fn relaunch_as_child() -> Option<ExitCode> {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        std::env::remove_var(CHILD_ENV);
+        return None;
+    }
+    let pid = nix::unistd::getpid();
+    if !nix::unistd::getsid(None).is_ok_and(|sid| sid == pid) {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let mut child =
+        std::process::Command::new(exe).args(std::env::args_os().skip(1)).env(CHILD_ENV, "1").spawn().ok()?;
+    let child_pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).ok()?);
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT]) {
+        let _ = std::thread::Builder::new().name("bashrt-forward".into()).spawn(move || {
+            for signal in signals.forever() {
+                if let Ok(signal) = nix::sys::signal::Signal::try_from(signal) {
+                    let _ = nix::sys::signal::kill(child_pid, signal);
+                }
+            }
+        });
+    }
+    let status = match child.wait() {
+        Ok(status) => status,
+        Err(e) => return Some(fail(format!("waiting for the terminal UI: {e}"))),
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    Some(ExitCode::from((code & 0xff) as u8))
 }

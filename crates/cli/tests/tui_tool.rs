@@ -103,3 +103,22 @@ fn a_yes_flood_is_cancelled_while_the_ui_still_answers() {
     term.keys(&["C-d"]);
     term.assert_restored(0);
 }
+
+/// Commands run without a controlling terminal: one that writes to `/dev/tty` fails at once instead
+/// of drawing over the UI (or, reading it, stealing keys) — also when bashrt leads the terminal's
+/// session, started directly as the terminal's program.
+#[test]
+fn commands_cannot_open_the_terminal() {
+    for term in [Term::new(100, 30), Term::leader(100, 30)] {
+        if term.screen().contains("$") && !term.screen().contains("bashrt — type a command") {
+            term.start(&[], &[]);
+        }
+        term.type_line("echo drawn > /dev/tty");
+        let screen = term.wait_for("the result", |s| s.contains("✗ exit 1"));
+        assert!(screen.contains("/dev/tty: No such device or address"), "{screen}");
+        assert!(!screen.contains("\ndrawn"), "{screen}");
+        term.type_line("!echo drawn > /dev/tty");
+        let screen = term.wait_for("the session command's result", |s| s.contains("✗ (exit 1)"));
+        assert!(!screen.contains("\ndrawn"), "{screen}");
+    }
+}

@@ -44,11 +44,47 @@ pub struct Term {
 impl Term {
     /// A `cols`×`rows` terminal running a plain bash in the test's work directory.
     pub fn new(cols: u16, rows: u16) -> Self {
+        let term = Self::empty();
+        term.open(
+            cols,
+            rows,
+            "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color PS1='$ ' bash --norc --noprofile",
+        );
+        term.tmux(&["set-option", "-g", "status", "off"]);
+        term.wait_for("the shell prompt", |s| s.contains("$"));
+        term
+    }
+
+    /// A terminal whose program is `bashrt tui` itself, as a terminal emulator or `tmux new bashrt`
+    /// starts it: the leader of the terminal's session.
+    pub fn leader(cols: u16, rows: u16) -> Self {
+        let term = Self::empty();
+        let env = &term.env;
+        let command = format!(
+            "exec env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color BASHRT_STATE_DIR='{}' HOME='{}' \
+             XDG_CONFIG_HOME='{}' TMPDIR='{}' '{}' tui",
+            env.state().display(),
+            env.home().display(),
+            env.root.path().join("config").display(),
+            env.root.path().join("tmp").display(),
+            env!("CARGO_BIN_EXE_bashrt"),
+        );
+        term.open(cols, rows, &command);
+        term.tmux(&["set-option", "-g", "status", "off"]);
+        term.wait_for("the UI", |s| s.contains("bashrt — type a command"));
+        term
+    }
+
+    fn empty() -> Self {
         ensure_tmux();
         let env = Env::new();
         let root = tempfile::tempdir().unwrap();
         let socket = root.path().join("tmux.sock").display().to_string();
-        let term = Self { socket, env, _root: root };
+        Self { socket, env, _root: root }
+    }
+
+    fn open(&self, cols: u16, rows: u16, command: &str) {
+        let term = self;
         let out = term.tmux(&[
             "-f",
             "/dev/null",
@@ -62,12 +98,9 @@ impl Term {
             &rows.to_string(),
             "-c",
             &term.env.work().display().to_string(),
-            "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color PS1='$ ' bash --norc --noprofile",
+            command,
         ]);
         assert!(out.status.success(), "tmux: {}", String::from_utf8_lossy(&out.stderr));
-        term.tmux(&["set-option", "-g", "status", "off"]);
-        term.wait_for("the shell prompt", |s| s.contains("$"));
-        term
     }
 
     fn tmux(&self, args: &[&str]) -> Output {
