@@ -86,6 +86,13 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "latency" and m.get("executable"):
         print(m["executable"])')
     [ -x "$latency_bin" ] || { echo "bench/run.sh: no latency bench binary" >&2; exit 1; }
+    rpc_bench_bin=$(cargo bench --locked -p bashrt --bench rpc_latency --no-run --message-format=json |
+        python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "rpc_latency" and m.get("executable"):
+        print(m["executable"])')
+    [ -x "$rpc_bench_bin" ] || { echo "bench/run.sh: no rpc_latency bench binary" >&2; exit 1; }
 fi
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 bashrt="$target_dir/release/bashrt"
@@ -229,7 +236,9 @@ fi
 #    a) In process (crates/core/benches/latency.rs): `ShellPool::execute`, `AgentSession::execute_bash`
 #       and `BashTool::execute`, for `true` and `/bin/true`, 2000 calls each after 50 warm-ups.
 #    b) Through `bashrt rpc` (bench/rpc_latency.py): start to first response, `bash` and `tool_call`
-#       round trips with the client's own floors, and the server's peak RSS, also after bulk output.
+#       round trips with the client's own floors, and the server's peak RSS, also after bulk output;
+#       and the same round trips from a Rust client (crates/cli/benches/rpc_latency.rs), whose own
+#       overhead is smaller than Python's.
 #    Both run with a scratch HOME holding Debian's default .bashrc (what the snapshot captures) and
 #    TMPDIR in the work dir (snapshots and scratch state are deleted with it).
 if want latency; then
@@ -247,6 +256,8 @@ if want latency; then
         wait_quiet "rpc-${cpus}cpu"
         "${lat_env[@]}" "${place[@]}" python3 bench/rpc_latency.py --bashrt "$bashrt" --n "$RPC_N" \
             --starts "$RPC_STARTS" --label "${cpus}cpu" --out "$OUT/rpc-${cpus}cpu.json" >&2
+        say "latency through bashrt rpc, Rust client (${cpus} CPU)"
+        "${lat_env[@]}" "${place[@]}" "$rpc_bench_bin" --n "$RPC_N" --json "$OUT/rpc-rust-${cpus}cpu.json" >&2
     done
 fi
 
