@@ -86,7 +86,9 @@ fn main() {
 
     // The floor: bash reading commands on a pipe, each followed by a sentinel.
     let mut floor = Client::start("bash", &["--noprofile", "--norc"], state.path());
-    rows.push(measure("floor: driven bash, true", n, |i| floor.round_trip(&format!("true; echo __END_{i}__\n"), "__END_")));
+    rows.push(measure("floor: driven bash, true", n, |i| {
+        floor.round_trip(&format!("true; echo __END_{i}__\n"), "__END_")
+    }));
     rows.push(measure("floor: driven bash, /bin/true", n, |i| {
         floor.round_trip(&format!("/bin/true; echo __END_{i}__\n"), "__END_")
     }));
@@ -95,7 +97,10 @@ fn main() {
     let rpc_args = ["rpc", "--set", "bash.snapshot=false"];
     let mut rpc = Client::start(bashrt, &rpc_args, state.path());
     rows.push(measure("bashrt rpc: bash true", n, |i| {
-        rpc.round_trip(&format!("{{\"id\":\"b{i}\",\"type\":\"bash\",\"command\":\"true\"}}\n"), "\"type\":\"response\"")
+        rpc.round_trip(
+            &format!("{{\"id\":\"b{i}\",\"type\":\"bash\",\"command\":\"true\"}}\n"),
+            "\"type\":\"response\"",
+        )
     }));
     rows.push(measure("bashrt rpc: bash /bin/true", n, |i| {
         let request = format!("{{\"id\":\"p{i}\",\"type\":\"bash\",\"command\":\"/bin/true\"}}\n");
