@@ -21,7 +21,8 @@ pub struct McpArgs {
     /// `bashInterceptor.tools`, else none.
     #[arg(long, value_name = "NAMES")]
     tools: Option<String>,
-    /// Print the config snippet of an MCP client (claude, codex or gemini) and exit.
+    /// Print the config snippet of an MCP client (claude, codex or gemini) on stdout, where it goes and
+    /// how to use it instead of the client's own shell tool on stderr, and exit.
     #[arg(long, value_name = "CLIENT", value_parser = parse_client)]
     print_config: Option<Client>,
 }
@@ -82,6 +83,9 @@ fn print_config(client: Client) -> ExitCode {
         Ok(exe) => exe,
         Err(e) => return fail(format!("cannot find the bashrt binary: {e}")),
     };
-    print!("{}", client_config(client, &exe));
+    let config = client_config(client, &exe);
+    // The snippet alone on stdout, so that it can be redirected into the file; the hints beside it.
+    print!("{}", config.snippet);
+    eprint!("{}", config.hints);
     ExitCode::SUCCESS
 }

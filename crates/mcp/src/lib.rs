@@ -28,7 +28,7 @@ mod server;
 mod stdout;
 mod tools;
 
-pub use client_config::{client_config, Client};
+pub use client_config::{client_config, Client, ClientConfig};
 pub use progress::{PROGRESS_INTERVAL, PROGRESS_LINES};
 pub use resources::MAX_RESOURCE_BYTES;
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle};

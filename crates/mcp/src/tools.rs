@@ -99,7 +99,7 @@ artifactId) when the output was cut.",
     );
     let mut tool = Tool::new(BASH_TOOL, description, object(bashrt_core::tool::params_schema()))
         .with_title("Bash")
-        .with_raw_output_schema(object(bashrt_core::tool::details_schema()));
+        .with_raw_output_schema(object(portable(bashrt_core::tool::details_schema())));
     tool.annotations = Some(ToolAnnotations::new().read_only(false).destructive(true).open_world(true));
     tool
 }
@@ -115,7 +115,7 @@ narrow the window for more. Works on outputs of any size (a 100 MB build log inc
     );
     let mut tool = Tool::new(READ_OUTPUT_TOOL, description, object(schema_of::<ReadOutputParams>(false)))
         .with_title("Read command output")
-        .with_raw_output_schema(object(schema_of::<ReadOutputDetails>(true)));
+        .with_raw_output_schema(object(portable(schema_of::<ReadOutputDetails>(true))));
     tool.annotations = Some(ToolAnnotations::new().read_only(true).open_world(false));
     tool
 }
@@ -124,6 +124,41 @@ fn schema_of<T: JsonSchema>(serialize: bool) -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12();
     let settings = if serialize { settings.for_serialize() } else { settings.for_deserialize() };
     serde_json::to_value(settings.into_generator().into_root_schema_for::<T>()).unwrap_or(Value::Null)
+}
+
+/// `schema` without the number formats schemars adds (`uint64`, `double`, …): JSON Schema does not
+/// define them, and clients that validate results warn about every one.
+fn portable(mut schema: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                let numeric = map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                    matches!(
+                        f,
+                        "uint"
+                            | "uint8"
+                            | "uint16"
+                            | "uint32"
+                            | "uint64"
+                            | "int8"
+                            | "int16"
+                            | "int32"
+                            | "int64"
+                            | "float"
+                            | "double"
+                    )
+                });
+                if numeric {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut schema);
+    schema
 }
 
 /// A schema as the protocol carries it: a JSON object (an empty one if serialization ever failed).
