@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bashrt_core::artifact::{read_window, ArtifactDir, WindowRequest, MAX_READ_BYTES};
+use bashrt_core::artifact::{read_window, ArtifactDir, ReadError, WindowRequest, MAX_READ_BYTES};
 use bashrt_core::{AgentSession, BashTool};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
@@ -144,7 +144,7 @@ impl ServerHandler for Handler {
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         match read {
             Ok(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
-            Err(e @ (ResourceError::BadUri(_) | ResourceError::Read(_))) => {
+            Err(e @ (ResourceError::BadUri(_) | ResourceError::Read(ReadError::Artifact(_)))) => {
                 Err(ErrorData::resource_not_found(e.to_string(), None))
             }
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),

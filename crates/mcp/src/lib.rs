@@ -18,6 +18,8 @@
 //! `calls` tracks running calls for shutdown, `stdout` notices a client that went away, and
 //! `client_config` prints the setup snippet of each client.
 
+#![warn(missing_docs)]
+
 mod call;
 mod calls;
 mod client_config;

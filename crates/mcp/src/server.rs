@@ -90,6 +90,14 @@ impl Server {
     async fn serve(self) -> Ending {
         let Server { config, stop } = self;
         let state = Arc::new(state_of(config));
+        for warning in state.tool.warnings() {
+            tracing::warn!("{warning}");
+        }
+        if state.tool.settings().snapshot {
+            // Capture the user's snapshot while the client initializes, not in its first call.
+            let runtime = state.tool.runtime().clone();
+            drop(tokio::task::spawn_blocking(move || runtime.warm_up()));
+        }
         let (input, output) = rmcp::transport::io::stdio_pipes();
         let output = WatchedOutput::new(output, stop.clone());
         let ending = match Handler::new(state.clone()).serve_with_ct((input, output), stop.clone()).await {
