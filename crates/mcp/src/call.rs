@@ -33,8 +33,9 @@ pub async fn bash(
         Ok(cancel) => cancel,
         Err(e) => return error_text(format!("cannot create a cancel token: {e}")),
     };
-    let Some(running) = state.calls.register(cancel.clone()) else {
-        return error_text("the server is shutting down".to_string());
+    let running = match state.calls.register(cancel.clone()) {
+        Ok(running) => running,
+        Err(refused) => return error_text(refused.to_string()),
     };
     let progress = context.meta.get_progress_token().map(|token| Progress::start(context.peer.clone(), token));
     let tail = progress.as_ref().map(Progress::tail);

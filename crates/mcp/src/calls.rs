@@ -1,12 +1,25 @@
 //! The calls that are running, so that a shutdown can cancel them and wait for them to end.
 //!
-//! Promises: once [`Calls::close`] ran, no call registers any more (a late request is refused), every
+//! Promises: at most [`MAX_RUNNING`] calls run at once (each holds a thread and a shell); once
+//! [`Calls::close`] ran, no call registers any more (a late request is refused), every
 //! registered call was cancelled, and [`Calls::wait_idle`] returns when the last of them has ended.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use bashrt_core::CancelToken;
+
+/// The most `bash` calls that run at once; more are refused until one ends.
+pub const MAX_RUNNING: usize = 64;
+
+/// Why a call could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error("too many running commands (limit {MAX_RUNNING}); wait for one to end or cancel one")]
+    Busy,
+    #[error("the server is shutting down")]
+    Closed,
+}
 
 #[derive(Default)]
 struct State {
@@ -27,16 +40,19 @@ impl Calls {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Registers a call cancelled by `cancel`; `None` once the server is shutting down.
-    pub fn register(self: &Arc<Self>, cancel: CancelToken) -> Option<Running> {
+    /// Registers a call cancelled by `cancel`.
+    pub fn register(self: &Arc<Self>, cancel: CancelToken) -> Result<Running, Refused> {
         let mut state = self.lock();
         if state.closed {
-            return None;
+            return Err(Refused::Closed);
+        }
+        if state.running.len() >= MAX_RUNNING {
+            return Err(Refused::Busy);
         }
         state.next += 1;
         let id = state.next;
         state.running.insert(id, cancel);
-        Some(Running { calls: self.clone(), id })
+        Ok(Running { calls: self.clone(), id })
     }
 
     /// Refuses new calls and cancels every running one.
@@ -78,13 +94,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn calls_beyond_the_limit_are_refused_until_one_ends() {
+        let calls = Arc::new(Calls::default());
+        let mut running: Vec<Running> =
+            (0..MAX_RUNNING).map(|_| calls.register(CancelToken::new().unwrap()).unwrap()).collect();
+        assert!(matches!(calls.register(CancelToken::new().unwrap()), Err(Refused::Busy)));
+        running.pop();
+        assert!(calls.register(CancelToken::new().unwrap()).is_ok());
+    }
+
+    #[test]
     fn close_cancels_running_calls_and_refuses_new_ones() {
         let calls = Arc::new(Calls::default());
         let cancel = CancelToken::new().unwrap();
         let running = calls.register(cancel.clone()).unwrap();
         calls.close();
         assert!(cancel.is_cancelled());
-        assert!(calls.register(CancelToken::new().unwrap()).is_none());
+        assert!(matches!(calls.register(CancelToken::new().unwrap()), Err(Refused::Closed)));
         let waiter = {
             let calls = calls.clone();
             std::thread::spawn(move || calls.wait_idle())

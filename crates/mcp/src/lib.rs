@@ -30,6 +30,7 @@ mod server;
 mod stdout;
 mod tools;
 
+pub use calls::MAX_RUNNING;
 pub use client_config::{client_config, Client, ClientConfig};
 pub use progress::{PROGRESS_INTERVAL, PROGRESS_LINES};
 pub use resources::MAX_RESOURCE_BYTES;
