@@ -11,6 +11,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use bashrt_core::view::{model_view, View, ViewOptions};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::Notify;
@@ -94,7 +95,8 @@ struct Update {
     done: bool,
 }
 
-/// The last [`PROGRESS_LINES`] lines of `tail`, as text.
+/// The last [`PROGRESS_LINES`] lines of `tail`, as the model would read them (escape sequences and
+/// carriage-return redraws cleaned up).
 fn latest_lines(tail: &[u8]) -> String {
     let body = tail.strip_suffix(b"\n").unwrap_or(tail);
     let start =
@@ -102,7 +104,10 @@ fn latest_lines(tail: &[u8]) -> String {
     // The kept tail may start inside a character: skip its continuation bytes.
     let lines = &body[start..];
     let lines = &lines[lines.iter().take(3).take_while(|b| **b & 0xC0 == 0x80).count()..];
-    String::from_utf8_lossy(lines).into_owned()
+    match model_view(lines, &ViewOptions::default()) {
+        View::Text(text) => text,
+        View::Binary { .. } => "(binary output)".to_string(),
+    }
 }
 
 /// The progress notifications of one call.
@@ -162,6 +167,7 @@ mod tests {
         );
         assert_eq!(latest_lines(b"a\nb"), "a\nb");
         assert_eq!(latest_lines(&"€".as_bytes()[1..]), "");
+        assert_eq!(latest_lines(b"\x1b[31mred\x1b[0m\n"), "red");
     }
 
     #[test]
