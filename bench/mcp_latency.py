@@ -11,8 +11,8 @@ A bare JSON-lines client (no SDK, so the figures are the server's), over pipes:
      of `bash` with `true` at once -> the call's result (the first call starts the long-lived shell);
    - `rpc tool_call true`: spawn -> the `tool_execution_end` of a `tool_call` of `true` (the same tool
      call through `bashrt rpc`).
-   Both with the default settings (the user's snapshot: a scratch HOME with no rc file) and with
-   `bash.snapshot=false`.
+   Both with the default settings (the snapshot of $HOME's rc files: bench/run.sh gives a scratch HOME
+   holding Debian's default .bashrc) and with `bash.snapshot=false`.
 2. Warm round trips through one server each, --calls times, interleaved MCP/RPC: `tools/call` of `true`
    to its result, against `tool_call` of `true` to its `tool_execution_end`.
 3. Peak RSS (VmHWM) of each server after its warm calls.
@@ -161,9 +161,11 @@ def main():
     args.bashrt = os.path.abspath(args.bashrt)
     scratch = tempfile.mkdtemp(prefix="bashrt-mcp-bench-")
     try:
-        home = os.path.join(scratch, "home")
-        os.mkdir(home)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "BASHRT_STATE_DIR": os.path.join(scratch, "state")}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", scratch),
+            "BASHRT_STATE_DIR": os.path.join(scratch, "state"),
+        }
         os.chdir(scratch)
         report = {
             "loadavg": open("/proc/loadavg").read().split()[:3],
