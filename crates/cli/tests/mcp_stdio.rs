@@ -22,6 +22,7 @@ impl Client {
         let mut child = Command::new(BASHRT)
             .arg("mcp")
             .env("BASHRT_STATE_DIR", state.path())
+            .env("HOME", state.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -15,7 +15,7 @@
 //!
 //! Inside: `handler` answers the protocol's requests, `tools` declares the tools, `call` runs a `bash`
 //! call, `progress` turns live output into progress notifications, `resources` serves artifacts,
-//! `calls` tracks running calls for shutdown, `stdout` notices a client that went away, and
+//! `calls` tracks running calls for shutdown, `pipes` notices a client that went away, and
 //! `client_config` prints the setup snippet of each client.
 
 #![warn(missing_docs)]
@@ -24,10 +24,10 @@ mod call;
 mod calls;
 mod client_config;
 mod handler;
+mod pipes;
 mod progress;
 mod resources;
 mod server;
-mod stdout;
 mod tools;
 
 pub use calls::MAX_RUNNING;

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::calls::Calls;
 use crate::handler::{Handler, State};
+use crate::pipes::{WatchedInput, WatchedOutput};
 use crate::resources::Commands;
-use crate::stdout::WatchedOutput;
 
 /// How the server is set up.
 pub struct ServerConfig {
@@ -99,7 +99,7 @@ impl Server {
             drop(tokio::task::spawn_blocking(move || runtime.warm_up()));
         }
         let (input, output) = rmcp::transport::io::stdio_pipes();
-        let output = WatchedOutput::new(output, stop.clone());
+        let (input, output) = (WatchedInput::new(input, stop.clone()), WatchedOutput::new(output, stop.clone()));
         let ending = match Handler::new(state.clone()).serve_with_ct((input, output), stop.clone()).await {
             Ok(service) => match service.waiting().await {
                 Ok(QuitReason::Closed) => Ending::InputClosed,
