@@ -43,6 +43,7 @@ pub fn run(args: McpArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     // One client connection is one session, unless a session is named.
+    let session_per_connection = args.common.session.is_none();
     let session = match args.common.session {
         Some(_) => session,
         None => match connection_session() {
@@ -58,7 +59,7 @@ pub fn run(args: McpArgs) -> ExitCode {
     for w in runtime.warnings() {
         eprintln!("bashrt: warning: {w}");
     }
-    let server = Server::new(ServerConfig { runtime, session, cwd, tool_names });
+    let server = Server::new(ServerConfig { runtime, session, cwd, tool_names, session_per_connection });
     let shutdown = server.shutdown_handle();
     if let Err(e) = crate::signals::on_shutdown_signal(move || shutdown.shutdown()) {
         return fail(format!("cannot install signal handlers: {e}"));

@@ -118,6 +118,9 @@ fn protocol_versions_2025_06_18_and_2025_11_25_are_negotiated() {
         assert_eq!(client.receive()["result"]["tools"][0]["name"], "bash");
         client.stdin = None;
         assert!(client.child.wait().unwrap().success());
+        // The connection's own session kept nothing, so it left nothing behind.
+        let sessions = client._state.path().join("sessions");
+        assert_eq!(std::fs::read_dir(sessions).unwrap().count(), 0);
     }
 }
 

@@ -240,6 +240,23 @@ impl AgentSession {
         Some(text)
     }
 
+    /// Ends the session, and removes its directory when nothing was kept in it (no artifact, no log):
+    /// for a front that makes a session per client connection (`bashrt mcp`), so that the sessions of
+    /// connections that spilled nothing do not pile up. Returns whether the directory was removed.
+    pub fn close_if_empty(self) -> bool {
+        let dir = self.session.dir().to_path_buf();
+        let artifacts = self.session.artifacts();
+        let log = self.log_path();
+        drop(self);
+        if !artifacts.list().is_empty() || log.exists() {
+            return false;
+        }
+        // Each step fails harmlessly when something else appeared meanwhile (another process's call).
+        let _ = std::fs::remove_dir(artifacts.path());
+        let _ = std::fs::remove_file(dir.join(crate::retention::LOCK_FILE));
+        std::fs::remove_dir(&dir).is_ok()
+    }
+
     /// What ran in this session, oldest first (lines that can't be read are skipped).
     pub fn history(&self) -> Vec<LogEntry> {
         read_log(&self.log_path())

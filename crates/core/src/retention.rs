@@ -17,7 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 
 /// The lock file in a session's directory: processes using the session hold a shared lock on it.
-const LOCK_FILE: &str = ".live";
+pub(crate) const LOCK_FILE: &str = ".live";
 
 /// How long a walk of the state directory is trusted: other processes write to it too.
 const WALK_FRESH: Duration = Duration::from_secs(30);

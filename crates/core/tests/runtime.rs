@@ -70,3 +70,18 @@ fn a_runtime_without_state_runs_tool_calls_and_refuses_sessions() {
     assert!(runtime.session(&name, std::env::temp_dir()).is_err());
     assert!(runtime.artifacts(&name).is_none());
 }
+
+#[test]
+fn close_if_empty_removes_only_a_session_that_kept_nothing() {
+    let (state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let rt = runtime(state.path());
+    let empty = rt.session(&SessionName::parse("empty").unwrap(), work.path().to_path_buf()).unwrap();
+    assert!(state.path().join("sessions/empty").is_dir());
+    assert!(empty.close_if_empty());
+    assert!(!state.path().join("sessions/empty").exists());
+
+    let kept = rt.session(&SessionName::parse("kept").unwrap(), work.path().to_path_buf()).unwrap();
+    run(&kept, "true");
+    assert!(!kept.close_if_empty(), "a session with a log is kept");
+    assert!(state.path().join("sessions/kept/bash.jsonl").is_file());
+}

@@ -36,8 +36,10 @@ pub struct State {
     pub cwd: PathBuf,
     pub tool_names: Vec<String>,
     /// The connection's session: it holds the artifacts against the state directory's budget while
-    /// the connection lasts. `None` without a state directory.
-    pub _session: Option<AgentSession>,
+    /// the connection lasts. `None` without a state directory, and once the server ended.
+    pub session: std::sync::Mutex<Option<AgentSession>>,
+    /// The session is this connection's alone: it is removed at the end if it kept nothing.
+    pub session_per_connection: bool,
     pub artifacts: Option<ArtifactDir>,
     pub calls: Arc<Calls>,
     pub commands: Commands,

@@ -27,6 +27,9 @@ pub struct ServerConfig {
     /// The tools the client has, for interception: a rule blocks a command only when the tool it
     /// suggests is one of these.
     pub tool_names: Vec<String>,
+    /// `session` is this connection's alone (not named by the user): when the connection ends and the
+    /// session kept nothing, its directory is removed, so that empty sessions do not pile up.
+    pub session_per_connection: bool,
 }
 
 /// Why [`Server::serve_stdio`] ended.
@@ -121,7 +124,7 @@ impl Server {
 }
 
 fn state_of(config: ServerConfig) -> State {
-    let ServerConfig { runtime, session, cwd, tool_names } = config;
+    let ServerConfig { runtime, session, cwd, tool_names, session_per_connection } = config;
     let agent_session = match runtime.state_dir() {
         Some(_) => match runtime.session(&session, cwd.clone()) {
             Ok(session) => Some(session),
@@ -138,7 +141,8 @@ fn state_of(config: ServerConfig) -> State {
         tool: runtime.tool(),
         cwd,
         tool_names,
-        _session: agent_session,
+        session: std::sync::Mutex::new(agent_session),
+        session_per_connection,
         artifacts,
         calls: Arc::new(Calls::default()),
         commands: Commands::default(),
@@ -155,6 +159,12 @@ async fn finish(state: Arc<State>) {
         let killed = runtime.shutdown(Duration::from_millis(runtime.settings().kill_grace_ms));
         if killed > 0 {
             tracing::info!("killed {killed} process(es) left running by commands");
+        }
+        let session = state.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(session) = session {
+            if state.session_per_connection {
+                session.close_if_empty();
+            }
         }
     })
     .await;
