@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::PathBuf;
 
 /// The number in `artifact://<id>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct ArtifactId(pub u64);
 
