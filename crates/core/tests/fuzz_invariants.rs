@@ -1,0 +1,86 @@
+//! The fuzz targets' invariants (see `fuzz/`), as proptests in the normal suite: a few hundred cases
+//! each, so the suite stays fast while every invariant runs on every change.
+
+mod invariants;
+
+use proptest::prelude::*;
+
+/// Shell-ish text: what the parser-driven stages see, with the characters that matter to them.
+fn shell_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<String>(),
+        "[a-z0-9 |;&<>()'\"$`\\\\\n#{}!=~+-]{0,60}",
+        "(cat|grep|sed|seq 1 9|echo \"a|b\") [a-z0-9 ./<>&$'\"-]{0,12}( \\| (head|tail) (-n ?|-|--lines[= ])[0-9+-]{1,3}[ #a-z;&]{0,4})?",
+    ]
+}
+
+/// Output-ish bytes: lines, multibyte characters, escape sequences, carriage returns, and raw bytes.
+fn output() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        3 => "[ab€é𝄞\n\r\t\u{1b}\\[\\]m07]{0,160}".prop_map(String::into_bytes),
+        1 => proptest::collection::vec(any::<u8>(), 0..160),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn normalizer(command in shell_text()) {
+        invariants::normalizer(&command);
+    }
+
+    #[test]
+    fn interceptor(
+        command in shell_text(),
+        pattern in prop_oneof!["[a-z.*+?|()^$\\\\s]{0,12}", any::<String>()],
+        flags in proptest::option::of("[imsgux]{0,3}"),
+    ) {
+        invariants::interceptor(&command, &pattern, flags.as_deref());
+    }
+
+    #[test]
+    fn sink_fed_any_chunking(
+        stream in output(),
+        cuts in proptest::collection::vec(any::<usize>(), 0..12),
+        max_bytes in 0usize..64,
+        head_lines in proptest::option::of(0u64..6),
+        spill in any::<bool>(),
+        scan in any::<bool>(),
+    ) {
+        invariants::sink(&stream, &cuts, max_bytes, head_lines, spill, scan);
+    }
+
+    #[test]
+    fn artifact_windows(
+        content in output(),
+        head in proptest::option::of(prop_oneof![0u64..8, any::<u64>()]),
+        tail in proptest::option::of(prop_oneof![0u64..8, any::<u64>()]),
+        lines in proptest::option::of(prop_oneof!["[0-9]{1,2}-[0-9]{1,2}", "[0-9 +-]{0,8}", any::<String>()]),
+        grep in proptest::option::of(prop_oneof!["[ab€^$.*\\\\n]{0,4}", any::<String>()]),
+        pick in 0usize..5,
+        cap in prop_oneof![0usize..40, Just(usize::MAX / 2)],
+    ) {
+        // Mostly one window (or none), sometimes all of them at once.
+        let request = invariants::Request {
+            head: head.filter(|_| pick == 0 || pick == 4),
+            tail: tail.filter(|_| pick == 1 || pick == 4),
+            lines: lines.as_deref().filter(|_| pick == 2 || pick == 4),
+            grep: grep.as_deref().filter(|_| pick == 3 || pick == 4),
+        };
+        invariants::window(&content, request, cap);
+    }
+
+    #[test]
+    fn artifact_ids(
+        reference in prop_oneof![
+            "(artifact://)?[0-9]{0,3}/{0,2}",
+            "(artifact://)?[0-9]{19,21}",
+            "(artifact:/?/?)?[0-9a-z./-]{0,8}",
+            any::<String>(),
+        ],
+        present in proptest::collection::vec(prop_oneof![0u64..40, any::<u64>()], 0..30),
+    ) {
+        invariants::artifact_id(&reference, &present);
+    }
+}
