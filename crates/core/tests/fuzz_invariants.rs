@@ -79,7 +79,7 @@ proptest! {
             "(artifact:/?/?)?[0-9a-z./-]{0,8}",
             any::<String>(),
         ],
-        present in proptest::collection::vec(prop_oneof![0u64..40, any::<u64>()], 0..30),
+        present in proptest::collection::vec(prop_oneof![0u64..40, Just(u64::MAX), any::<u64>()], 0..30),
     ) {
         invariants::artifact_id(&reference, &present);
     }
