@@ -11,4 +11,7 @@ struct Input<'a> {
     flags: Option<&'a str>,
 }
 
-libfuzzer_sys::fuzz_target!(|input: Input<'_>| invariants::interceptor(input.command, input.pattern, input.flags));
+libfuzzer_sys::fuzz_target!(|input: Input<'_>| {
+    invariants::let_parser_panics_unwind();
+    invariants::interceptor(input.command, input.pattern, input.flags);
+});

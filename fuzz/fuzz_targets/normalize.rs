@@ -4,4 +4,7 @@
 #[path = "../../crates/core/tests/invariants/mod.rs"]
 mod invariants;
 
-libfuzzer_sys::fuzz_target!(|command: &str| invariants::normalizer(command));
+libfuzzer_sys::fuzz_target!(|command: &str| {
+    invariants::let_parser_panics_unwind();
+    invariants::normalizer(command);
+});

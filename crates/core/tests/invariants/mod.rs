@@ -60,6 +60,26 @@ pub fn expected_tail(stream: &[u8], max: usize) -> &[u8] {
     &stream[start..]
 }
 
+/// For the fuzz targets of the parser-driven stages. libFuzzer's panic hook aborts on every panic,
+/// even one the code catches on purpose: the parse module catches brush-parser's own panics (an upstream
+/// bug: `echo 99999999999>out`) and treats the text as unparseable. This hook lets those unwind to that
+/// catch, naming each place once, and still aborts on any other panic.
+pub fn let_parser_panics_unwind() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let abort = std::panic::take_hook();
+        let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+        std::panic::set_hook(Box::new(move |info| match info.location() {
+            Some(at) if at.file().contains("brush-parser") => {
+                if seen.lock().is_ok_and(|mut seen| seen.insert(at.to_string())) {
+                    eprintln!("caught parser panic at {at} (the text counts as unparseable)");
+                }
+            }
+            _ => abort(info),
+        }));
+    });
+}
+
 /// Normalization never panics, only shortens the trimmed command, and cuts it exactly before a `|`
 /// that starts a `head`/`tail` stage.
 pub fn normalizer(command: &str) {
@@ -114,11 +134,13 @@ pub fn interceptor(command: &str, pattern: &str, flags: Option<&str>) {
 /// byte for byte, the tail valid UTF-8 when the stream is, and the tail's model text a suffix of the
 /// whole stream's when the tail starts a line. The result must not depend on the chunking.
 pub fn sink(stream: &[u8], cuts: &[usize], max_bytes: usize, head_lines: Option<u64>, spill: bool, scan: bool) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let artifacts = ArtifactDir::new(dir.path().join("artifacts"));
+    // Only a spilling sink needs a directory; making one costs more than the rest of a small case.
+    let dir = spill.then(|| tempfile::tempdir().expect("a temporary directory"));
+    let allocator = dir
+        .as_ref()
+        .map(|dir| Box::new(ArtifactDir::new(dir.path().join("artifacts")).allocator()) as Box<dyn ArtifactAllocator>);
     let signatures = scan.then(SignatureSet::defaults);
     let config = SinkConfig { max_bytes, head_lines, signatures };
-    let allocator = spill.then(|| Box::new(artifacts.allocator()) as Box<dyn ArtifactAllocator>);
     let mut sink = OutputSink::new(config.clone(), allocator);
     let mut seen = 0;
     for chunk in split_at(stream, cuts) {
