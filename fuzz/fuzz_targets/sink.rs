@@ -1,5 +1,5 @@
 //! The output sink fed any stream in any chunking: live and final tail, totals, head, artifact
-//! byte-exactness, UTF-8 and model-text suffix of the tail.
+//! byte-exactness (head, marker and rolling tail past its cap), UTF-8 and model-text suffix of the tail.
 #![no_main]
 
 #[path = "../../crates/core/tests/invariants/mod.rs"]
@@ -11,6 +11,7 @@ struct Input<'a> {
     max_bytes: u16,
     head_lines: Option<u8>,
     spill: bool,
+    artifact_cap: Option<u8>,
     scan: bool,
     stream: &'a [u8],
 }
@@ -18,5 +19,14 @@ struct Input<'a> {
 libfuzzer_sys::fuzz_target!(|input: Input<'_>| {
     let cuts: Vec<usize> = input.cuts.iter().take(64).map(|&c| usize::from(c)).collect();
     let max_bytes = usize::from(input.max_bytes % 1024);
-    invariants::sink(input.stream, &cuts, max_bytes, input.head_lines.map(u64::from), input.spill, input.scan);
+    let case = invariants::SinkCase {
+        max_bytes,
+        head_lines: input.head_lines.map(u64::from),
+        spill: input.spill,
+        // Caps of 1 KiB and a little more (smaller ones are raised to 1 KiB), so that streams of a few
+        // KiB pass them and wrap the ring.
+        artifact_cap: input.artifact_cap.map(|cap| 1000 + u64::from(cap)),
+        scan: input.scan,
+    };
+    invariants::sink(input.stream, &cuts, case);
 });

@@ -22,6 +22,24 @@ fn output() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// `len` bytes past an artifact cap: mostly letters, some newlines and raw bytes. Built from a seed,
+/// since drawing thousands of bytes one strategy each is slow.
+fn long_output(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            match state % 8 {
+                0 => b'\n',
+                1 => (state >> 8) as u8,
+                _ => b'a' + (state >> 8) as u8 % 26,
+            }
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -48,7 +66,8 @@ proptest! {
         spill in any::<bool>(),
         scan in any::<bool>(),
     ) {
-        invariants::sink(&stream, &cuts, max_bytes, head_lines, spill, scan);
+        let case = invariants::SinkCase { max_bytes, head_lines, spill, artifact_cap: None, scan };
+        invariants::sink(&stream, &cuts, case);
     }
 
     #[test]
@@ -79,8 +98,25 @@ proptest! {
             "(artifact:/?/?)?[0-9a-z./-]{0,8}",
             any::<String>(),
         ],
-        present in proptest::collection::vec(prop_oneof![0u64..40, Just(u64::MAX), any::<u64>()], 0..30),
+        present in proptest::collection::vec(prop_oneof![0u64..40, Just(u64::MAX), any::<u64>()], 0..12),
     ) {
         invariants::artifact_id(&reference, &present);
+    }
+}
+
+proptest! {
+    // Streams of kilobytes through a real file: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn sink_spilling_past_the_artifact_cap(
+        stream in (0usize..3000, any::<u64>()).prop_map(|(len, seed)| long_output(len, seed)),
+        cuts in proptest::collection::vec(any::<usize>(), 0..12),
+        max_bytes in 0usize..64,
+        artifact_cap in 0u64..1100,
+    ) {
+        let artifact_cap = Some(artifact_cap);
+        let case = invariants::SinkCase { max_bytes, head_lines: None, spill: true, artifact_cap, scan: false };
+        invariants::sink(&stream, &cuts, case);
     }
 }

@@ -9,8 +9,8 @@ use std::fs;
 use std::io::Write;
 
 use bashrt_core::artifact::{
-    read_window, write_window_from, ArtifactAllocator, ArtifactDir, ArtifactError, ArtifactId, ReadError, Window,
-    WindowRequest,
+    read_window, write_window_from, AllocateError, ArtifactAllocator, ArtifactDir, ArtifactError, ArtifactId,
+    DirAllocator, NewArtifact, ReadError, Window, WindowRequest,
 };
 use bashrt_core::intercept::{default_rules, Interceptor, Rule};
 use bashrt_core::normalize::normalize_bash_command;
@@ -129,16 +129,60 @@ pub fn interceptor(command: &str, pattern: &str, flags: Option<&str>) {
     check(&Interceptor::new(&custom), &custom);
 }
 
+/// How a sink case is set up.
+#[derive(Debug, Clone, Copy)]
+pub struct SinkCase {
+    /// The sink's tail size.
+    pub max_bytes: usize,
+    /// Also keep this many first lines.
+    pub head_lines: Option<u64>,
+    /// Spill into a real artifact directory on overflow.
+    pub spill: bool,
+    /// The artifact's cap (`None`: unlimited); the writer raises it to at least 1 KiB.
+    pub artifact_cap: Option<u64>,
+    /// Index error signatures for the excerpt.
+    pub scan: bool,
+}
+
+/// An allocator of the real directory whose artifacts have a cap.
+struct Capped {
+    inner: DirAllocator,
+    cap: Option<u64>,
+}
+
+impl ArtifactAllocator for Capped {
+    fn allocate(&mut self) -> Result<NewArtifact, AllocateError> {
+        let new = self.inner.allocate()?;
+        Ok(NewArtifact { max_bytes: self.cap.unwrap_or(u64::MAX), ..new })
+    }
+}
+
+/// What an artifact capped at `cap` holds of `stream`: the whole stream up to the cap; past it the
+/// first half less a 256-byte marker line, the marker, and the newest bytes. Returns those first and
+/// newest bytes, and how many stream bytes the file lacks.
+fn expected_artifact(stream: &[u8], cap: u64) -> (&[u8], &[u8], u64) {
+    let cap = usize::try_from(cap.max(1024)).unwrap_or(usize::MAX);
+    if stream.len() <= cap {
+        return (stream, &[], 0);
+    }
+    let head = cap / 2;
+    let ring = cap - head;
+    (&stream[..head - 256], &stream[stream.len() - ring..], (stream.len() - cap + 256) as u64)
+}
+
 /// Feeds `stream`, cut at `cuts`, to a sink spilling into a real artifact directory (when `spill`),
 /// and checks what it promises: the live tail after every chunk, the totals, the head, the artifact
-/// byte for byte, the tail valid UTF-8 when the stream is, and the tail's model text a suffix of the
-/// whole stream's when the tail starts a line. The result must not depend on the chunking.
-pub fn sink(stream: &[u8], cuts: &[usize], max_bytes: usize, head_lines: Option<u64>, spill: bool, scan: bool) {
+/// byte for byte (or, past its cap, its head, marker and newest bytes), the tail valid UTF-8 when the
+/// stream is, and the tail's model text a suffix of the whole stream's when the tail starts a line.
+/// The result must not depend on the chunking.
+pub fn sink(stream: &[u8], cuts: &[usize], case: SinkCase) {
+    let SinkCase { max_bytes, head_lines, spill, artifact_cap, scan } = case;
     // Only a spilling sink needs a directory; making one costs more than the rest of a small case.
     let dir = spill.then(|| tempfile::tempdir().expect("a temporary directory"));
-    let allocator = dir
-        .as_ref()
-        .map(|dir| Box::new(ArtifactDir::new(dir.path().join("artifacts")).allocator()) as Box<dyn ArtifactAllocator>);
+    let allocator = dir.as_ref().map(|dir| {
+        let inner = ArtifactDir::new(dir.path().join("artifacts")).allocator();
+        Box::new(Capped { inner, cap: artifact_cap }) as Box<dyn ArtifactAllocator>
+    });
     let signatures = scan.then(SignatureSet::defaults);
     let config = SinkConfig { max_bytes, head_lines, signatures };
     let mut sink = OutputSink::new(config.clone(), allocator);
@@ -187,8 +231,18 @@ pub fn sink(stream: &[u8], cuts: &[usize], max_bytes: usize, head_lines: Option<
         Spill::None => assert!(!spill || stream.len() <= max_bytes, "an overflow was not spilled"),
         Spill::Written { id, path, bytes, dropped } => {
             assert!(spill && stream.len() > max_bytes);
-            assert_eq!((*bytes, *dropped), (stream.len() as u64, 0));
-            assert!(fs::read(path).expect("the artifact") == stream, "artifact {id} differs from the stream");
+            let (first, last, lacks) = expected_artifact(stream, artifact_cap.unwrap_or(u64::MAX));
+            assert_eq!((*bytes, *dropped), (stream.len() as u64, lacks));
+            let file = fs::read(path).expect("the artifact");
+            if lacks == 0 {
+                assert!(file == stream, "artifact {id} differs from the stream");
+            } else {
+                assert!(file.len() == first.len() + 256 + last.len(), "artifact {id}: {} bytes", file.len());
+                assert!(file.starts_with(first) && file.ends_with(last), "artifact {id}: head or tail differs");
+                let marker = &file[first.len()..first.len() + 256];
+                let says = format!("\n[… {} bytes of output dropped here", stream.len() - file.len());
+                assert!(marker.starts_with(says.as_bytes()) && marker.ends_with(b"\n"), "marker {marker:?}");
+            }
         }
         Spill::Failed { reason, .. } => panic!("spill failed: {reason}"),
     }
