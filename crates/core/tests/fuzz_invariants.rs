@@ -3,6 +3,7 @@
 
 mod invariants;
 
+use bashrt_core::intercept::{Form, Stdin, Stdout};
 use proptest::prelude::*;
 
 /// Shell-ish text: what the parser-driven stages see, with the characters that matter to them.
@@ -55,6 +56,51 @@ proptest! {
         flags in proptest::option::of("[imsgux]{0,3}"),
     ) {
         invariants::interceptor(&command, &pattern, flags.as_deref());
+    }
+
+    #[test]
+    fn interceptor_with_any_form(
+        command in prop_oneof![
+            "(cat|sed|find|head)( [a-z./]{1,5}){0,3}",
+            "(cat|sed|find|head)( -[a-z]| -[a-z] [0-9]| [a-z./]{1,5}| [0-9]{1,2}| --[a-z]=[0-9]){0,3}",
+            "(cat|sed|find|head) [a-z0-9 ./<>=+-]{0,16}",
+            "(cat|sed) (-[a-z]{1,2} )?(-n ?[0-9]{1,2} )?'?s/a/b/'? [a-z./]{1,6}( > [a-z]{1,3})?",
+            shell_text(),
+        ],
+        names in prop_oneof![
+            2 => Just(vec!["cat|sed|find|head".to_owned()]),
+            1 => proptest::collection::vec(prop_oneof!["cat|sed|find|head", "[a-z]{0,3}"], 0..3),
+        ],
+        options in proptest::collection::vec(
+            prop_oneof![
+                3 => "-[a-z]",
+                1 => "-[a-z] (NUM|ANY|PATH|X|lit)",
+                1 => "--[a-z]{0,4}=(NUM|X)",
+                1 => "-(NUM|X)",
+                1 => "-[a-z]\\[\\]",
+                1 => "[-a-zA-Z=\\[\\] +]{0,6}",
+            ],
+            0..4,
+        ),
+        require in prop_oneof![3 => Just(vec![]), 1 => proptest::collection::vec("-[a-z](\\|-[a-z])?|[-a-z|=NUM ]{0,6}", 1..2)],
+        operands in prop_oneof![
+            1 => Just(vec!["ANY*".to_owned()]),
+            2 => proptest::collection::vec("(PATH|ANY|NUM|\\+NUM|SUBST|X|Y_2|lit)[?*+]?", 0..2),
+        ],
+        value in proptest::option::of(("[A-Z_]{1,3}|X", prop_oneof!["[a-z.*+?()\\[\\]^$]{0,8}", any::<String>()])),
+        flags in (any::<bool>(), any::<bool>(), any::<bool>()),
+    ) {
+        let form = Form {
+            command: names.iter().flat_map(|n| n.split('|')).map(str::to_owned).collect(),
+            options,
+            require,
+            operands,
+            operands_first: flags.0,
+            values: value.into_iter().collect(),
+            stdin: if flags.1 { Stdin::Text } else { Stdin::None },
+            stdout: if flags.2 { Stdout::File } else { Stdout::Shown },
+        };
+        invariants::interceptor_form(&command, form);
     }
 
     #[test]

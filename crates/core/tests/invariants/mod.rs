@@ -12,7 +12,7 @@ use bashrt_core::artifact::{
     read_window, write_window_from, AllocateError, ArtifactAllocator, ArtifactDir, ArtifactError, ArtifactId,
     DirAllocator, NewArtifact, ReadError, Window, WindowRequest,
 };
-use bashrt_core::intercept::{default_rules, Interceptor, Rule};
+use bashrt_core::intercept::{default_rules, Form, Interceptor, Rule};
 use bashrt_core::normalize::normalize_bash_command;
 use bashrt_core::signatures::SignatureSet;
 use bashrt_core::sink::{complete_utf8_len, OutputSink, SinkConfig, Spill};
@@ -127,6 +127,28 @@ pub fn interceptor(command: &str, pattern: &str, flags: Option<&str>) {
         }])
         .collect();
     check(&Interceptor::new(&custom), &custom);
+}
+
+/// A rule whose only form is `form` (any names, options, operands, value classes): compiling it never
+/// panics (a bad form is a warning and the rule is skipped), nor does checking any command with it, and
+/// a block names the rule.
+pub fn interceptor_form(command: &str, form: Form) {
+    let rule = Rule {
+        name: Some("form".into()),
+        pattern: String::new(),
+        flags: None,
+        tool: "read".into(),
+        message: "no".into(),
+        when: vec![form],
+    };
+    let interceptor = Interceptor::new(std::slice::from_ref(&rule));
+    let block = interceptor.check(command, &["read".to_owned()]);
+    if !interceptor.warnings().is_empty() {
+        assert_eq!(block, None, "a skipped rule blocked {command:?}");
+    }
+    if let Some(block) = block {
+        assert_eq!((block.rule.as_str(), block.suggested_tool.as_str()), ("form", "read"));
+    }
 }
 
 /// How a sink case is set up.
