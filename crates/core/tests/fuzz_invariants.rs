@@ -20,6 +20,15 @@ fn output() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         3 => "[ab€é𝄞\n\r\t\u{1b}\\[\\]m07]{0,160}".prop_map(String::into_bytes),
         1 => proptest::collection::vec(any::<u8>(), 0..160),
+        // Lines the error index looks for, among others.
+        1 => proptest::collection::vec(
+            proptest::sample::select(vec![
+                "error: x\n", "error[E0308]: y\n", "warning: w\n", "thread 'm' panicked at a.rs:1\n",
+                "Traceback (most recent call last):\n", "ValueError: v\n", "  --> a.rs:3:1\n", "ok\n", "\n", "é",
+            ]),
+            0..40,
+        )
+        .prop_map(|lines| lines.concat().into_bytes()),
     ]
 }
 

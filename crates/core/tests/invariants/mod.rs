@@ -14,6 +14,7 @@ use bashrt_core::artifact::{
 };
 use bashrt_core::intercept::{default_rules, Form, Interceptor, Rule};
 use bashrt_core::normalize::normalize_bash_command;
+use bashrt_core::scan::{head_share, Excerpt, LINE_CAP};
 use bashrt_core::signatures::SignatureSet;
 use bashrt_core::sink::{complete_utf8_len, OutputSink, SinkConfig, Spill};
 use bashrt_core::view::{text_view, ViewOptions};
@@ -225,6 +226,15 @@ pub fn sink(stream: &[u8], cuts: &[usize], case: SinkCase) {
     let whole = whole.finish();
     assert_eq!((out.tail(), out.head(), out.total_bytes()), (whole.tail(), whole.head(), whole.total_bytes()));
 
+    if let Some(excerpt) = out.excerpt() {
+        error_index(stream, max_bytes, excerpt);
+        // A chunk of 4 KiB or more without a blank or colon is taken for data and not searched, so
+        // only shorter streams must give the same index however they were cut.
+        if stream.len() < 4096 {
+            assert!(Some(excerpt) == whole.excerpt(), "the error index depends on the chunking");
+        }
+    }
+
     let tail = out.tail();
     assert_eq!(tail, expected_tail(stream, max_bytes));
     assert_eq!(out.total_bytes(), stream.len() as u64);
@@ -282,6 +292,29 @@ pub fn sink(stream: &[u8], cuts: &[usize], case: SinkCase) {
         let all = text_view(stream, &options);
         assert!(all.ends_with(&text), "model text of the tail {text:?} is not a suffix of {all:?}");
     }
+}
+
+/// The excerpt's first bytes are the stream's, and every line it kept is the stream's line of that
+/// number (its first [`LINE_CAP`] bytes at most, and its real length).
+fn error_index(stream: &[u8], max_bytes: usize, excerpt: &Excerpt) {
+    let head = stream.len().min(head_share(max_bytes));
+    assert_eq!(excerpt.head, &stream[..head], "the excerpt's head");
+    let lines = lines_of(stream);
+    for (&number, kept) in &excerpt.index.lines {
+        let line = lines.get((number as usize).wrapping_sub(1)).unwrap_or_else(|| panic!("kept line {number}"));
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        assert_eq!(kept.len, line.len() as u64, "length of line {number}");
+        assert!(line.starts_with(&kept.bytes) && kept.bytes.len() <= LINE_CAP, "line {number}: {kept:?}");
+        if line.len() <= LINE_CAP {
+            assert_eq!(kept.bytes, line, "line {number}");
+        }
+    }
+    for entry in &excerpt.index.entries {
+        assert!(excerpt.index.lines.contains_key(&entry.line), "{entry:?} without its line");
+        assert!(entry.first <= entry.line && entry.line <= entry.last, "{entry:?}");
+    }
+    let found = excerpt.index.errors_found + excerpt.index.warnings_found;
+    assert!(found >= excerpt.index.entries.len() as u64, "{found} found, {} kept", excerpt.index.entries.len());
 }
 
 /// A window request, as a client sends it.
