@@ -56,9 +56,10 @@ for target in "${targets[@]}"; do
     log="logs/$target.log"
     before=$(find "artifacts/$target" -type f | wc -l)
     # libFuzzer stops at the first finding; its exit code says so, the artifact directory says what.
+    rc=0
     cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$target" "corpus/$target" -- \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
-        "${dict[@]}" >"$log" 2>&1 || true
+        "${dict[@]}" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     progress=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
@@ -67,11 +68,13 @@ for target in "${targets[@]}"; do
     corpus=$(find "corpus/$target" -type f | wc -l)
     after=$(find "artifacts/$target" -type f | wc -l)
     findings="none"
-    if (( after > before )) || grep -qE '^==[0-9]+== ERROR|panicked at|deadly signal' "$log"; then
+    if (( after > before || rc != 0 )); then
         status=1
         newest=$(ls -t "artifacts/$target" | head -n 1)
-        reason=$(grep -m 1 -E 'panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer' "$log" || echo "see $log")
-        findings="$newest: $reason"
+        # A Rust panic's place and message, else libFuzzer's or the sanitizer's summary.
+        reason=$(grep -m 1 -A 1 -E "^thread '.*' .*panicked at" "$log" | tr '\n' ' ' || true)
+        [[ -n $reason ]] || reason=$(grep -m 1 -E '^==[0-9]+== ERROR|^SUMMARY' "$log" || echo "exit $rc, see $log")
+        findings="${newest:-no input saved}: $reason"
     fi
     printf '%-16s %12s %9s %7s %7s %7s  %s\n' "$target" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" \
         "$corpus" "$findings"
