@@ -39,9 +39,9 @@ fn a_session_shell_that_exits_is_replaced_and_the_call_says_so() {
     let output = data["output"].as_str().unwrap().to_string();
     // The fresh shell starts where the session was; the variables of the dead shell are gone, and said so.
     assert!(output.starts_with(&format!("{}\n[]\n", env.work().join("sub").display())), "{output}");
-    assert!(
-        output.contains("[Shell restarted: the previous shell exited with status 3; started a fresh one]"),
-        "{output}"
+    assert_eq!(
+        data["notices"],
+        serde_json::json!(["[Shell restarted: the previous shell exited with status 3; started a fresh one]"])
     );
     assert_eq!(rpc.finish(), 0);
 }
