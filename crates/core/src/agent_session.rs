@@ -15,7 +15,7 @@ use crate::cancel::CancelToken;
 use crate::exec::{CwdMode, ShellEvent, StatusMode};
 use crate::feed::ChunkCallback;
 use crate::outcome::Outcome;
-use crate::result::{append_notices, shape_output, Limits, Meta, RunReport};
+use crate::result::{append_notices, shape_output, timed_out_notice, Limits, Meta, RunReport};
 use crate::run::{run, RunSpec};
 use crate::runtime::Runtime;
 use crate::session::Session;
@@ -390,7 +390,7 @@ fn shape_bash_result(report: RunReport<'_>) -> BashResult {
         notices.push(format!("[Shell restarted: {}]", report.shell));
     }
     match report.outcome {
-        Outcome::TimedOut => notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs)),
+        Outcome::TimedOut => notices.push(timed_out_notice(report.timeout.applied_secs)),
         Outcome::Cancelled => notices.push("[Command cancelled]".to_string()),
         _ => {}
     }

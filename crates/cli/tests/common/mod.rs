@@ -75,11 +75,10 @@ impl Env {
 
     /// The implicit session of `work()`.
     pub fn session_name(&self) -> String {
-        let mut name = String::from("--");
+        let mut name = String::from("cwd-");
         for c in self.work().to_string_lossy().trim_start_matches('/').chars() {
             name.push(if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' });
         }
-        name.push_str("--");
         name
     }
 }
