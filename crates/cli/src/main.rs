@@ -5,6 +5,7 @@ mod artifact_cmd;
 mod config;
 mod gc_cmd;
 mod intercept_cmd;
+mod log;
 mod mcp;
 mod print;
 mod rpc;
@@ -49,10 +50,7 @@ enum Command {
 
 fn main() -> ExitCode {
     limit_allocator_growth();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("BASHRT_LOG").unwrap_or_else(|_| "warn".into()))
-        .init();
+    log::init();
     // A file-size limit (`ulimit -f`) must make an artifact write fail with EFBIG, which the sink reports,
     // rather than kill bashrt with SIGXFSZ. A handler (unlike SIG_IGN) is reset at exec, so commands
     // still get the signal's default action.

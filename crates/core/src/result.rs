@@ -374,6 +374,13 @@ fn where_full(
     }
 }
 
+/// The last notice of a command that timed out: `[Command timed out after 1 second]`, `… 2 seconds]`.
+#[doc(hidden)]
+pub fn timed_out_notice(secs: f64) -> String {
+    let unit = if secs == 1.0 { "second" } else { "seconds" };
+    format!("[Command timed out after {secs} {unit}]")
+}
+
 /// Appends notices after one blank line; the output's own final newline is not doubled.
 #[doc(hidden)]
 pub fn append_notices(text: &mut String, notices: &[String]) {
@@ -425,7 +432,7 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
             Some(Failure::Error)
         }
         Outcome::TimedOut => {
-            notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs));
+            notices.push(timed_out_notice(report.timeout.applied_secs));
             Some(Failure::Error)
         }
         Outcome::Cancelled => {
