@@ -81,6 +81,9 @@ pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let options = ParserOptions::default();
     let (tokens, program) = catch_unwind(|| {
         let tokens = brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()).ok()?;
+        if paren_depth(&tokens) > MAX_PAREN_DEPTH {
+            return None;
+        }
         let program = brush_parser::parse_tokens(&tokens, &options).ok()?;
         Some((tokens, program))
     })
@@ -88,6 +91,28 @@ pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let char_to_byte = (!text.is_ascii())
         .then(|| text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len())).collect());
     Some(Parsed { text, tokens, program, char_to_byte })
+}
+
+/// brush-parser backtracks exponentially in the depth of `(` operators it cannot close as written (each
+/// may open a subshell or an arithmetic command `((`, and both are tried): 30 bytes of `(((…` took
+/// seconds, and the tool call's timeout does not cover parsing. Deeper text is unparseable; no real
+/// command nests subshells this deep.
+const MAX_PAREN_DEPTH: usize = 12;
+
+/// The deepest nesting of `(` operator tokens (quoted text and `$(`/`$((` inside words are not operators).
+fn paren_depth(tokens: &[Token]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for token in tokens {
+        match token {
+            Token::Operator(op, _) if op == "(" => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Token::Operator(op, _) if op == ")" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// An upper bound of the grammar nesting depth of `text`: every character or keyword that can open a

@@ -25,3 +25,30 @@ fn an_artifact_with_the_largest_id_makes_allocation_fail_not_panic() {
     let error: AllocateError = ArtifactDir::new(dir.path().to_path_buf()).allocator().allocate().unwrap_err();
     assert_eq!(error.to_string(), format!("cannot allocate an artifact id in {}", dir.path().display()));
 }
+
+/// brush-parser backtracks exponentially in the depth of `(` it cannot close: the normalize target's
+/// 38-byte `til\ntailtd||((((…(i` took over 10 s, and a few more parens take hours, before any timeout
+/// applies. Text nested deeper than any real command is now unparseable at once; this test would hang
+/// without that.
+#[test]
+fn deeply_nested_unclosed_parens_are_refused_instead_of_parsed_for_hours() {
+    use bashrt_core::intercept::{default_rules, Interceptor};
+    use bashrt_core::normalize::normalize_bash_command;
+
+    let tools: Vec<String> = ["read", "grep", "find", "edit", "write", "ls"].map(String::from).to_vec();
+    let interceptor = Interceptor::new(&default_rules());
+    for text in [
+        format!("til\ntailtd||{}i", "(".repeat(40)),
+        format!("{}; {} | head -n 1", "(".repeat(40), ")".repeat(40)),
+        format!("cat x && {} | tail -1", "( ((".repeat(20)),
+    ] {
+        let normalized = normalize_bash_command(&text);
+        assert_eq!((normalized.command.as_str(), normalized.extracted), (text.trim(), None));
+        assert_eq!(interceptor.check(&text, &tools), None, "{text:?}");
+    }
+    // Nesting that real commands use still parses.
+    let nested = "( ( ( (cd a && ls) ) ) ) | head -n 2";
+    assert!(normalize_bash_command(nested).extracted.is_some());
+    let arithmetic = "{ (( i = ((1 + 2) * 3) )); seq 1 $(( (i) )); } | tail -n 1";
+    assert!(normalize_bash_command(arithmetic).extracted.is_some());
+}
