@@ -79,6 +79,9 @@ where
 /// such as the body of a `$( )` found while inspecting.
 pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let options = ParserOptions::default();
+    if has_untagged_here_document(text) {
+        return None;
+    }
     let (tokens, program) = catch_unwind(|| {
         let tokens = brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()).ok()?;
         if paren_depth(&tokens) > MAX_PAREN_DEPTH {
@@ -91,6 +94,36 @@ pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let char_to_byte = (!text.is_ascii())
         .then(|| text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len())).collect());
     Some(Parsed { text, tokens, program, char_to_byte })
+}
+
+/// Whether a here-document operator (`<<`, `<<-`) has no word after it: blanks, then the end of the
+/// text, a newline or an operator. brush-parser 0.4's tokenizer never returns on some of these — at
+/// the end of the text inside `$( )` (`$(cat <<  `) it loops, allocating without bound (a 97-byte
+/// command took gigabytes). Bash rejects all of them as syntax errors, so refusing them loses nothing;
+/// the scan ignores quoting, so a quoted `<< |` is refused too, which is only ever safe.
+fn has_untagged_here_document(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(&bytes[at..], b"<<") {
+        let mut next = at + found + 2;
+        match bytes.get(next) {
+            // A here-string (`<<<`) takes any word, and is no here-document.
+            Some(b'<') => {
+                at = next + 1;
+                continue;
+            }
+            Some(b'-') => next += 1,
+            _ => {}
+        }
+        while matches!(bytes.get(next), Some(b' ' | b'\t')) {
+            next += 1;
+        }
+        if matches!(bytes.get(next), None | Some(b'\n' | b'<' | b'>' | b'|' | b'&' | b';' | b'(' | b')')) {
+            return true;
+        }
+        at = next;
+    }
+    false
 }
 
 /// brush-parser backtracks exponentially in the depth of `(` operators it cannot close as written (each

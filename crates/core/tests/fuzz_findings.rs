@@ -52,3 +52,27 @@ fn deeply_nested_unclosed_parens_are_refused_instead_of_parsed_for_hours() {
     let arithmetic = "{ (( i = ((1 + 2) * 3) )); seq 1 $(( (i) )); } | tail -n 1";
     assert!(normalize_bash_command(arithmetic).extracted.is_some());
 }
+
+/// brush-parser's tokenizer never returns on a here-document operator without a tag at the end of a
+/// `$( )`: it loops, allocating until memory runs out (the normalize target's 97-byte input reached
+/// gigabytes in seconds). Such text is a syntax error in bash and is now refused before tokenizing;
+/// this test would exhaust memory without that.
+#[test]
+fn a_here_document_without_a_tag_is_refused_before_the_tokenizer_loops() {
+    use bashrt_core::intercept::{default_rules, Interceptor};
+    use bashrt_core::normalize::normalize_bash_command;
+
+    let found = "f$(\u{1}\0\0\u{1b}(*| t *||\u{1}|\u{19}<(O<< <hOe( *|e|(*<e||<Nhea*|\u{19}<(O<O<he<Nhea*hee*hNa<\0\0\0|\u{15}<(O<headcase x in x)";
+    let tools: Vec<String> = ["read", "grep", "find", "edit", "write", "ls"].map(String::from).to_vec();
+    let interceptor = Interceptor::new(&default_rules());
+    for text in [found, "seq 3 | tail -n 1 $(<<  ", "echo $(cat <<-\t\t | head -1", "cat x | head -2 $(<< "] {
+        assert_eq!(normalize_bash_command(text).extracted, None, "{text:?}");
+        assert_eq!(interceptor.check(&format!("{text}  "), &tools), None, "{text:?}");
+    }
+    // Here-documents with a tag, and here-strings, still parse.
+    for text in
+        ["{ cat <<EOF\na\nEOF\n} | head -n 1", "cat <<< 'a b' | tail -n 1", "{ cat <<-  'X'\n\tx\nX\n} | head -1"]
+    {
+        assert!(normalize_bash_command(text).extracted.is_some(), "{text:?}");
+    }
+}
