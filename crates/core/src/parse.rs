@@ -96,11 +96,12 @@ pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     Some(Parsed { text, tokens, program, char_to_byte })
 }
 
-/// Whether a here-document operator (`<<`, `<<-`) has no word after it: blanks, then the end of the
-/// text, a newline or an operator. brush-parser 0.4's tokenizer never returns on some of these — at
-/// the end of the text inside `$( )` (`$(cat <<  `) it loops, allocating without bound (a 97-byte
-/// command took gigabytes). Bash rejects all of them as syntax errors, so refusing them loses nothing;
-/// the scan ignores quoting, so a quoted `<< |` is refused too, which is only ever safe.
+/// Whether a here-document operator (`<<`, `<<-`) has an empty tag: no word after it (blanks, then the
+/// end of the text, a newline or an operator), or one that is only quotes and white space (`''`, a form
+/// feed). brush-parser 0.4's tokenizer never returns on some of these — at the end of the text inside
+/// `$( )` (`$(cat <<  `, `<<'' $(`) it loops, allocating without bound (a 20-byte command took
+/// gigabytes). Bash rejects them or they make no sense, so refusing them loses nothing; the scan ignores
+/// quoting around the operator, so a quoted `<< |` is refused too, which is only ever safe.
 fn has_untagged_here_document(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut at = 0;
@@ -118,10 +119,16 @@ fn has_untagged_here_document(text: &str) -> bool {
         while matches!(bytes.get(next), Some(b' ' | b'\t')) {
             next += 1;
         }
-        if matches!(bytes.get(next), None | Some(b'\n' | b'<' | b'>' | b'|' | b'&' | b';' | b'(' | b')')) {
+        let word_end = bytes[next..]
+            .iter()
+            .position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'<' | b'>' | b'|' | b'&' | b';' | b'(' | b')'))
+            .map_or(bytes.len(), |n| next + n);
+        // Cut only at ASCII bytes, so both ends are character boundaries.
+        let word = text.get(next..word_end).unwrap_or_default();
+        if word.chars().all(|c| c == '\'' || c == '"' || c.is_whitespace()) {
             return true;
         }
-        at = next;
+        at = word_end;
     }
     false
 }

@@ -53,10 +53,10 @@ fn deeply_nested_unclosed_parens_are_refused_instead_of_parsed_for_hours() {
     assert!(normalize_bash_command(arithmetic).extracted.is_some());
 }
 
-/// brush-parser's tokenizer never returns on a here-document operator without a tag at the end of a
-/// `$( )`: it loops, allocating until memory runs out (the normalize target's 97-byte input reached
-/// gigabytes in seconds). Such text is a syntax error in bash and is now refused before tokenizing;
-/// this test would exhaust memory without that.
+/// brush-parser's tokenizer never returns on a here-document operator with an empty tag at the end of a
+/// `$( )`: it loops, allocating until memory runs out (the normalize target's 97-byte input, and after a
+/// first fix a 20-byte one whose tag was a form feed, reached gigabytes in seconds). Such text is now
+/// refused before tokenizing; this test would exhaust memory without that.
 #[test]
 fn a_here_document_without_a_tag_is_refused_before_the_tokenizer_loops() {
     use bashrt_core::intercept::{default_rules, Interceptor};
@@ -65,7 +65,16 @@ fn a_here_document_without_a_tag_is_refused_before_the_tokenizer_loops() {
     let found = "f$(\u{1}\0\0\u{1b}(*| t *||\u{1}|\u{19}<(O<< <hOe( *|e|(*<e||<Nhea*|\u{19}<(O<O<he<Nhea*hee*hNa<\0\0\0|\u{15}<(O<headcase x in x)";
     let tools: Vec<String> = ["read", "grep", "find", "edit", "write", "ls"].map(String::from).to_vec();
     let interceptor = Interceptor::new(&default_rules());
-    for text in [found, "seq 3 | tail -n 1 $(<<  ", "echo $(cat <<-\t\t | head -1", "cat x | head -2 $(<< "] {
+    let found_again = "|\t\t\t\t|< <<\u{c}| tail$(";
+    for text in [
+        found,
+        found_again,
+        "seq 3 | tail -n 1 $(<<  ",
+        "echo $(cat <<-\t\t | head -1",
+        "cat x | head -2 $(<< ",
+        "cat <<'' | head -1 $(",
+        "cat <<\"\" | head -1 $(",
+    ] {
         assert_eq!(normalize_bash_command(text).extracted, None, "{text:?}");
         assert_eq!(interceptor.check(&format!("{text}  "), &tools), None, "{text:?}");
     }
