@@ -79,7 +79,7 @@ where
 /// such as the body of a `$( )` found while inspecting.
 pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let options = ParserOptions::default();
-    if has_untagged_here_document(text) {
+    if has_unusual_here_document_tag(text) {
         return None;
     }
     let (tokens, program) = catch_unwind(|| {
@@ -96,13 +96,13 @@ pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     Some(Parsed { text, tokens, program, char_to_byte })
 }
 
-/// Whether a here-document operator (`<<`, `<<-`) has an empty tag: no word after it (blanks, then the
-/// end of the text, a newline or an operator), or one that is only quotes and white space (`''`, a form
-/// feed). brush-parser 0.4's tokenizer never returns on some of these — at the end of the text inside
-/// `$( )` (`$(cat <<  `, `<<'' $(`) it loops, allocating without bound (a 20-byte command took
-/// gigabytes). Bash rejects them or they make no sense, so refusing them loses nothing; the scan ignores
-/// quoting around the operator, so a quoted `<< |` is refused too, which is only ever safe.
-fn has_untagged_here_document(text: &str) -> bool {
+/// Whether a here-document operator (`<<`, `<<-`) has a tag other than a plain word: letters, digits,
+/// `_`, `.` or `-`, optionally quoted as a whole or preceded by `\` (`EOF`, `'EOF'`, `"END"`, `\EOF`).
+/// brush-parser 0.4's tokenizer never returns on some other tags — a missing one, `''`, a form feed, `$`
+/// — when it reaches the end of the text inside `$( )` (`$(cat <<  `): it loops, allocating without
+/// bound (commands of 20 to 97 bytes took gigabytes). Real here-documents use plain tags, so refusing
+/// the rest loses little; the scan ignores quoting around the operator, which can only refuse more.
+fn has_unusual_here_document_tag(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut at = 0;
     while let Some(found) = memchr::memmem::find(&bytes[at..], b"<<") {
@@ -123,14 +123,21 @@ fn has_untagged_here_document(text: &str) -> bool {
             .iter()
             .position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'<' | b'>' | b'|' | b'&' | b';' | b'(' | b')'))
             .map_or(bytes.len(), |n| next + n);
-        // Cut only at ASCII bytes, so both ends are character boundaries.
-        let word = text.get(next..word_end).unwrap_or_default();
-        if word.chars().all(|c| c == '\'' || c == '"' || c.is_whitespace()) {
+        if !is_plain_tag(&bytes[next..word_end]) {
             return true;
         }
         at = word_end;
     }
     false
+}
+
+fn is_plain_tag(word: &[u8]) -> bool {
+    let word = word.strip_prefix(b"\\").unwrap_or(word);
+    let inner = match word {
+        [quote @ (b'\'' | b'"'), inner @ .., last] if last == quote => inner,
+        _ => word,
+    };
+    !inner.is_empty() && inner.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// brush-parser backtracks exponentially in the depth of `(` operators it cannot close as written (each

@@ -53,10 +53,10 @@ fn deeply_nested_unclosed_parens_are_refused_instead_of_parsed_for_hours() {
     assert!(normalize_bash_command(arithmetic).extracted.is_some());
 }
 
-/// brush-parser's tokenizer never returns on a here-document operator with an empty tag at the end of a
-/// `$( )`: it loops, allocating until memory runs out (the normalize target's 97-byte input, and after a
-/// first fix a 20-byte one whose tag was a form feed, reached gigabytes in seconds). Such text is now
-/// refused before tokenizing; this test would exhaust memory without that.
+/// brush-parser's tokenizer never returns on a here-document operator with an odd tag (none, `''`, a form
+/// feed, `$`) at the end of a `$( )`: it loops, allocating until memory runs out (the normalize target
+/// found one such input in each of three runs, 20 to 97 bytes, each reaching gigabytes in seconds). A
+/// tag other than a plain word is now refused before tokenizing; this test would exhaust memory without.
 #[test]
 fn a_here_document_without_a_tag_is_refused_before_the_tokenizer_loops() {
     use bashrt_core::intercept::{default_rules, Interceptor};
@@ -74,14 +74,19 @@ fn a_here_document_without_a_tag_is_refused_before_the_tokenizer_loops() {
         "cat x | head -2 $(<< ",
         "cat <<'' | head -1 $(",
         "cat <<\"\" | head -1 $(",
+        "$(i|(<<  $  +#tail{|X{-$(\u{91}$I\u{92}$I\u{92}\u{4}-f z",
     ] {
         assert_eq!(normalize_bash_command(text).extracted, None, "{text:?}");
         assert_eq!(interceptor.check(&format!("{text}  "), &tools), None, "{text:?}");
     }
-    // Here-documents with a tag, and here-strings, still parse.
-    for text in
-        ["{ cat <<EOF\na\nEOF\n} | head -n 1", "cat <<< 'a b' | tail -n 1", "{ cat <<-  'X'\n\tx\nX\n} | head -1"]
-    {
+    // Here-documents with a plain tag, and here-strings, still parse.
+    for text in [
+        "{ cat <<EOF\na\nEOF\n} | head -n 1",
+        "cat <<< 'a b' | tail -n 1",
+        "{ cat <<-  'X'\n\tx\nX\n} | head -1",
+        "{ cat <<\\END_1.x\na\nEND_1.x\n} | tail -1",
+        "echo \"$(cat <<\"EOF\"\na\nEOF\n)\" | head -n 1",
+    ] {
         assert!(normalize_bash_command(text).extracted.is_some(), "{text:?}");
     }
 }
