@@ -79,8 +79,14 @@ where
 /// such as the body of a `$( )` found while inspecting.
 pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let options = ParserOptions::default();
+    if has_unusual_here_document_tag(text) {
+        return None;
+    }
     let (tokens, program) = catch_unwind(|| {
         let tokens = brush_parser::uncached_tokenize_str(text, &options.tokenizer_options()).ok()?;
+        if paren_depth(&tokens) > MAX_PAREN_DEPTH {
+            return None;
+        }
         let program = brush_parser::parse_tokens(&tokens, &options).ok()?;
         Some((tokens, program))
     })
@@ -88,6 +94,72 @@ pub(crate) fn parse_here(text: &str) -> Option<Parsed<'_>> {
     let char_to_byte = (!text.is_ascii())
         .then(|| text.char_indices().map(|(byte, _)| byte).chain(std::iter::once(text.len())).collect());
     Some(Parsed { text, tokens, program, char_to_byte })
+}
+
+/// Whether a here-document operator (`<<`, `<<-`) has a tag other than a plain word: letters, digits,
+/// `_`, `.` or `-`, optionally quoted as a whole or preceded by `\` (`EOF`, `'EOF'`, `"END"`, `\EOF`).
+/// brush-parser 0.4's tokenizer never returns on some other tags — a missing one, `''`, a form feed, `$`
+/// — when it reaches the end of the text inside `$( )` (`$(cat <<  `): it loops, allocating without
+/// bound (commands of 20 to 97 bytes took gigabytes). Real here-documents use plain tags, so refusing
+/// the rest loses little; the scan ignores quoting around the operator, which can only refuse more.
+fn has_unusual_here_document_tag(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(&bytes[at..], b"<<") {
+        let mut next = at + found + 2;
+        match bytes.get(next) {
+            // A here-string (`<<<`) takes any word, and is no here-document.
+            Some(b'<') => {
+                at = next + 1;
+                continue;
+            }
+            Some(b'-') => next += 1,
+            _ => {}
+        }
+        while matches!(bytes.get(next), Some(b' ' | b'\t')) {
+            next += 1;
+        }
+        let word_end = bytes[next..]
+            .iter()
+            .position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'<' | b'>' | b'|' | b'&' | b';' | b'(' | b')'))
+            .map_or(bytes.len(), |n| next + n);
+        if !is_plain_tag(&bytes[next..word_end]) {
+            return true;
+        }
+        at = word_end;
+    }
+    false
+}
+
+fn is_plain_tag(word: &[u8]) -> bool {
+    let word = word.strip_prefix(b"\\").unwrap_or(word);
+    let inner = match word {
+        [quote @ (b'\'' | b'"'), inner @ .., last] if last == quote => inner,
+        _ => word,
+    };
+    !inner.is_empty() && inner.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// brush-parser backtracks exponentially in the depth of `(` operators it cannot close as written (each
+/// may open a subshell or an arithmetic command `((`, and both are tried): 30 bytes of `(((…` took
+/// seconds, and the tool call's timeout does not cover parsing. Deeper text is unparseable; no real
+/// command nests subshells this deep.
+const MAX_PAREN_DEPTH: usize = 12;
+
+/// The deepest nesting of `(` operator tokens (quoted text and `$(`/`$((` inside words are not operators).
+fn paren_depth(tokens: &[Token]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for token in tokens {
+        match token {
+            Token::Operator(op, _) if op == "(" => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            Token::Operator(op, _) if op == ")" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// An upper bound of the grammar nesting depth of `text`: every character or keyword that can open a
