@@ -37,6 +37,15 @@ pub use shell_path::{resolve_shell, ShellError};
 /// cancelled call still feels immediate.
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(200);
 
+/// After the shell exits, how long its output is still read while nothing arrives: the late output of
+/// the command's own children (`tee >(sha1sum)`, `gzip -d missing &`) comes within it, and a silent
+/// background process (`sleep 30 &`) costs no more than this.
+pub const LATE_OUTPUT_QUIET: Duration = Duration::from_millis(150);
+
+/// The most time spent reading late output after the shell exited, however chatty what it left
+/// running is (`while :; do date; sleep 0.1; done &`).
+pub const LATE_OUTPUT_MAX: Duration = Duration::from_secs(1);
+
 /// One script to run, and the limits it runs under.
 ///
 /// `Default` gives `bash` (looked up on PATH) in the current directory with no deadline; the fields
@@ -65,6 +74,11 @@ pub struct ExecRequest {
     /// The configured command prefix. `script` already contains it ([`compose`]); it is here because
     /// shells are keyed by it, as the reference does.
     pub prefix: Option<String>,
+    /// The script is the producer of a pipeline whose last stage (`| head`, `| tail`) the runtime
+    /// applies itself: that stage would have read the producer's stdout only, so the executor may
+    /// deliver stdout apart from stderr ([`OutputConsumer::stdout_split`]) and the limit counts
+    /// stdout alone, as in bash.
+    pub split_stdout: bool,
 }
 
 impl Default for ExecRequest {
@@ -80,6 +94,7 @@ impl Default for ExecRequest {
             session: None,
             snapshot: None,
             prefix: None,
+            split_stdout: false,
         }
     }
 }
@@ -128,6 +143,22 @@ pub enum Flow {
 pub trait OutputConsumer {
     /// One chunk; the answer says whether to go on reading.
     fn consume(&mut self, chunk: &[u8]) -> Flow;
+
+    /// Called once, before any output, by an executor that honours [`ExecRequest::split_stdout`]:
+    /// from then on the command's stdout arrives through [`consume_stdout`](Self::consume_stdout)
+    /// and everything else (stderr, bash's own messages) through [`consume`](Self::consume). An
+    /// executor that does not split never calls it, and all output comes through `consume`.
+    fn stdout_split(&mut self) {}
+
+    /// A stdout chunk of a split execution. [`Flow::Stop`] closes only the stdout pipe (the
+    /// producer gets SIGPIPE, as when a `| head` stage exits); stderr is still read.
+    fn consume_stdout(&mut self, chunk: &[u8]) -> Flow {
+        self.consume(chunk)
+    }
+
+    /// The call is returning while processes the command left behind still hold its output open:
+    /// what they print from now on is not read.
+    fn output_left_open(&mut self) {}
 }
 
 impl<F: FnMut(&[u8]) -> Flow> OutputConsumer for F {

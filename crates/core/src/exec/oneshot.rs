@@ -13,13 +13,22 @@ use nix::unistd::Pid;
 
 use super::reader::OutputReader;
 use super::script_file::{ScriptFile, ARG_LIMIT};
-use super::watch::{watch, Ending};
-use super::{ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent};
+use super::watch::{linger, watch_outputs, Ending};
+use super::{
+    ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent, LATE_OUTPUT_MAX,
+    LATE_OUTPUT_QUIET,
+};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
+use crate::process::subreaper;
 use crate::process::tree;
+
+/// How long processes that closed the output may take to finish exiting before they are counted as
+/// left running.
+const EXIT_SETTLE: Duration = Duration::from_millis(20);
 
 /// Spawns `<shell> -c <script>` per call (`<shell> <file>` for scripts over ~100 KiB).
 #[derive(Debug, Clone, Copy, Default)]
@@ -38,7 +47,29 @@ impl Executor for OneShotExecutor {
             return Ok(finished(Outcome::Cancelled, started, 0));
         }
         let deadline = started.checked_add(req.timeout);
-        let script = super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script);
+        let bash = is_bash(&req.shell);
+        // Bash reads the snapshot through `BASH_ENV`, off the script's lines, so that its messages
+        // number the command's lines from 1 as `bash -c` does; other shells get a sourcing line.
+        let bash_env = match (&req.snapshot, bash) {
+            (Some(snapshot), true) => {
+                let original = req
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == "BASH_ENV")
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| std::env::var_os("BASH_ENV"));
+                let mut file = MemFile::new("bashrt-bash-env").map_err(ExecError::Setup)?;
+                file.write(&super::script::snapshot_bash_env(snapshot, original.as_deref()))
+                    .map_err(ExecError::Setup)?;
+                Some(file)
+            }
+            _ => None,
+        };
+        let script = match bash_env {
+            Some(_) => std::borrow::Cow::Borrowed(req.script.as_str()),
+            None => super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script),
+        };
         let script_file = if script.len() > ARG_LIMIT {
             let file = ScriptFile::create(&script).map_err(|(path, source)| ExecError::ScriptFile { path, source })?;
             Some(file)
@@ -46,21 +77,35 @@ impl Executor for OneShotExecutor {
             None
         };
         let (read, write) = output_pipe().map_err(ExecError::Setup)?;
+        let stdout_pipe = if req.split_stdout { Some(output_pipe().map_err(ExecError::Setup)?) } else { None };
         let mut command = Command::new(&req.shell);
+        // `$0` and the prefix of bash's messages, as when the user types `bash -c`.
+        if let Some(name) = req.shell.file_name() {
+            command.arg0(name);
+        }
         match &script_file {
             Some(file) => command.arg(file.path()),
             None => command.arg("-c").arg(&*script),
+        };
+        let stdout = match &stdout_pipe {
+            Some((_, stdout_write)) => stdout_write.try_clone(),
+            None => write.try_clone(),
         };
         command
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
-            .stdout(Stdio::from(write.try_clone().map_err(ExecError::Setup)?))
+            .stdout(Stdio::from(stdout.map_err(ExecError::Setup)?))
             .stderr(Stdio::from(write))
             .process_group(0);
+        if let Some(file) = &bash_env {
+            command.env("BASH_ENV", file.path());
+        }
+        subreaper::on_exec(&mut command);
         let spawned = command.spawn();
-        // The command holds our copies of the write end; EOF and SIGPIPE need them closed.
+        // The command holds our copies of the write ends; EOF and SIGPIPE need them closed.
         drop(command);
+        let stdout_read = stdout_pipe.map(|(read, _)| read);
         let child = spawned.map_err(|source| spawn_error(&req.shell, &req.cwd, source))?;
         let pid = Pid::from_raw(
             i32::try_from(child.id()).map_err(|_| ExecError::Setup(io::Error::other("child pid out of range")))?,
@@ -69,24 +114,36 @@ impl Executor for OneShotExecutor {
         drop(child);
         let mut shell = Shell::new(pid).map_err(ExecError::Setup)?;
 
-        let mut output = OutputReader::new(read);
-        let ending = watch(&mut output, &[shell.exit.fd()], cancel, deadline, out)?;
+        let mut outputs = vec![OutputReader::new(read)];
+        if let Some(read) = stdout_read {
+            out.stdout_split();
+            outputs.push(OutputReader::stdout(read));
+        }
+        let ending = watch_outputs(&mut outputs, &[shell.exit.fd()], cancel, deadline, out)?;
         let (outcome, background) = match ending {
             Ending::Done => {
-                output.close();
                 // After reaping, so that the shell's zombie does not make the group look non-empty
                 // (which would cost a `/proc` scan on every call). The group id cannot be reused
                 // while the group has members, and an empty group answers ESRCH at once.
                 let outcome = shell.exit.reap()?;
-                (outcome, tree::survivors(pid))
+                // What the command's children still print (`tee >(sha1sum)`, `cmd &` failing at
+                // once) is part of its output; a silent or endless one does not hold the call.
+                if linger(&mut outputs, cancel, deadline, LATE_OUTPUT_QUIET, LATE_OUTPUT_MAX, out)? {
+                    out.output_left_open();
+                }
+                (outcome, tree::survivors_settled(pid, EXIT_SETTLE))
             }
             Ending::DeadlineReached | Ending::Cancelled => {
                 // Keep the partial output, then kill, then keep what the dying tree printed.
-                output.drain(out)?;
+                for output in &mut outputs {
+                    output.drain(out)?;
+                }
                 tree::terminate(pid, pid, req.kill_grace);
                 shell.exit.reap()?;
                 let background = tree::survivors(pid);
-                output.drain(out)?;
+                for output in &mut outputs {
+                    output.drain(out)?;
+                }
                 let outcome = match ending {
                     Ending::Cancelled => Outcome::Cancelled,
                     _ if cancel.is_cancelled() => Outcome::Cancelled,
@@ -95,6 +152,7 @@ impl Executor for OneShotExecutor {
                 (outcome, background)
             }
         };
+        drop(bash_env);
         drop(script_file);
         Ok(finished(outcome, started, background))
     }
@@ -138,6 +196,12 @@ impl Drop for Shell {
             let _ = self.exit.reap();
         }
     }
+}
+
+/// Whether `shell` is bash by its name (`bash`, `bash5`, `/usr/local/bin/bash-5.2`), so that it reads
+/// `BASH_ENV` before `-c`.
+fn is_bash(shell: &Path) -> bool {
+    shell.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("bash"))
 }
 
 /// A missing working directory makes the spawn fail with the same ENOENT as a missing shell; say

@@ -72,16 +72,33 @@ pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &
 /// Live processes in `group` and their descendants. The common case (the group is empty) costs one
 /// `kill(-group, 0)`; only a non-empty group makes it read `/proc`.
 pub(crate) fn survivors(group: Pid) -> u32 {
-    let own = Own::current();
-    if !own.may_signal_group(group.as_raw()) || kill(Pid::from_raw(-group.as_raw()), None) == Err(Errno::ESRCH) {
+    u32::try_from(survivor_entries(group).len()).unwrap_or(u32::MAX)
+}
+
+/// [`survivors`], after giving members that are exiting up to `settle` to finish: a process that
+/// just closed the output (the end of its last write) may not have exited yet, and is not left
+/// running. Costs nothing more when the group is empty.
+pub(crate) fn survivors_settled(group: Pid, settle: Duration) -> u32 {
+    let members = survivor_entries(group);
+    if members.is_empty() {
         return 0;
     }
+    let mut tree = Tree::new(Pid::from_raw(0), Pid::from_raw(0), &[]);
+    tree.members.extend(members.iter().map(Member::new));
+    tree.wait_until_dead(Instant::now() + settle);
+    u32::try_from(tree.members.len()).unwrap_or(u32::MAX)
+}
+
+fn survivor_entries(group: Pid) -> Vec<ProcEntry> {
+    let own = Own::current();
+    if !own.may_signal_group(group.as_raw()) || kill(Pid::from_raw(-group.as_raw()), None) == Err(Errno::ESRCH) {
+        return Vec::new();
+    }
     let Ok(table) = procfs::processes() else {
-        return 0;
+        return Vec::new();
     };
     let mut groups = HashSet::from([group.as_raw()]);
-    let members = closure(&table, &HashSet::new(), &mut groups, own, &HashSet::new());
-    u32::try_from(members.len()).unwrap_or(u32::MAX)
+    closure(&table, &HashSet::new(), &mut groups, own, &HashSet::new())
 }
 
 /// What a long-lived `shell` (the leader of its own process group) has running besides itself: the
