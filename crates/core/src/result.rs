@@ -16,7 +16,9 @@ use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
 use crate::sink::{SinkOutput, Spill};
 use crate::validate::Timeout;
-use crate::view::{format_size, looks_binary, model_view, View, ViewOptions};
+use crate::view::{
+    describe_binary_tail, format_size, looks_binary, model_view, model_view_detailed, View, ViewOptions,
+};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
 #[derive(Debug, Clone, Serialize)]
@@ -280,7 +282,13 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         return shaped;
     }
     if let Some(found) = out.excerpt() {
-        if report.limits == Limits::default() && out.truncated() && !looks_binary(out.tail()) {
+        // A tail inside one long line is shown as that line's end, with the true count of what
+        // it lacks (the plain view below).
+        if report.limits == Limits::default()
+            && out.truncated()
+            && out.first_line_cut() == 0
+            && !looks_binary(out.tail())
+        {
             let view =
                 excerpt::build(found, out.tail(), out.total_lines(), out.total_bytes(), report.max_bytes, &report.view);
             let notice = format!(
@@ -340,14 +348,12 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let truncated_by = if by_lines && shown.len() < report.max_bytes { TruncatedBy::Lines } else { TruncatedBy::Bytes };
 
     let mut notices = Vec::new();
-    let (body, binary) = match model_view(shown, &report.view) {
+    let cut = if shown.as_ptr() == out.tail().as_ptr() { out.first_line_cut() } else { 0 };
+    let (view, clamped) = model_view_detailed(shown, &report.view, cut);
+    let (body, binary) = match view {
         View::Text(text) => (text, false),
         View::Binary { bytes } => {
-            notices.push(format!(
-                "[Binary output ({}) not shown. {}]",
-                format_size(out.total_bytes().max(bytes)),
-                where_full()
-            ));
+            notices.push(binary_notice(shown, out.total_bytes().max(bytes), &where_full()));
             (String::new(), true)
         }
     };
@@ -380,6 +386,14 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         }
     });
 
+    if clamped > 0 && truncation.is_none() {
+        let s = if clamped == 1 { "" } else { "s" };
+        notices.push(format!(
+            "[{clamped} long line{s} cut to {} chars (bash.maxLineChars). {}]",
+            report.view.max_line_chars,
+            where_full()
+        ));
+    }
     if let (Some(n), Some(split)) = (report.extracted_head, &report.split) {
         // A truncation notice already says which lines are shown.
         if split.stopped && truncation.is_none() {
@@ -394,6 +408,20 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     }
 
     ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error, artifact_dropped: dropped }
+}
+
+/// The notice that stands for binary output: its size, where the whole of it is, and what its last
+/// lines look like as text.
+fn binary_notice(shown: &[u8], total_bytes: u64, where_full: &str) -> String {
+    let mut notice = format!("[Binary output ({}) not shown. {where_full}]", format_size(total_bytes));
+    let last = describe_binary_tail(shown);
+    if !last.is_empty() {
+        let s = if last.len() == 1 { "" } else { "s" };
+        notice.push_str(&format!("\n[Its last line{s}, as text: "));
+        notice.push_str(&last.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", "));
+        notice.push(']');
+    }
+    notice
 }
 
 /// `bytes` up to its last newline (all of it when it has none: one long line is still shown).
@@ -437,10 +465,7 @@ fn split_tail_view(
     let (body, binary) = match model_view(shown, &report.view) {
         View::Text(text) => (text, false),
         View::Binary { bytes } => {
-            notices.push(format!(
-                "[Binary output ({}) not shown. {where_full}]",
-                format_size(out.total_bytes().max(bytes))
-            ));
+            notices.push(binary_notice(shown, out.total_bytes().max(bytes), where_full));
             (String::new(), true)
         }
     };

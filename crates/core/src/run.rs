@@ -23,7 +23,7 @@ use crate::result::{Limits, RunReport};
 use crate::runtime::Runtime;
 use crate::sink::{OutputSink, Spill};
 use crate::validate::Timeout;
-use crate::view::{model_view, View, ViewOptions};
+use crate::view::{model_view_detailed, View, ViewOptions};
 
 /// One command to run, as the surface decided it.
 pub(crate) struct RunSpec<'a, 'f> {
@@ -133,7 +133,8 @@ pub(crate) fn run_on<'a>(
         Some((split, tail)) => split.stdout_lines > tail.shown_stdout_lines,
         None => limits.hides_lines(sink.total_lines()),
     };
-    if hides || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. }) {
+    // Binary output and clamped lines hide part of the output too: keep it whole.
+    if hides || !matches!(model_view_detailed(sink.tail_bytes(), &view, 0), (View::Text(_), 0)) {
         sink.ensure_spilled();
     }
     let output = sink.finish();

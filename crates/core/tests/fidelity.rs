@@ -190,3 +190,50 @@ fn a_silent_background_process_does_not_hold_the_call_and_the_result_says_so() {
     assert!(result.details.output_left_open);
     assert!(notices(&result).contains("[Background processes still held the output when the call returned"));
 }
+
+#[test]
+fn a_clamped_line_keeps_the_full_output_and_says_where() {
+    let env = Env::new();
+    let result = env.run("printf '%05000d\\n' 7; echo after");
+    let notices = notices(&result);
+    assert!(body(&result).starts_with(&format!("{} … [1000 chars omitted]\nafter\n", "0".repeat(4000))));
+    assert!(notices.contains("[1 long line cut to 4000 chars (bash.maxLineChars). Full: artifact://"), "{notices}");
+    let id = result.details.meta.as_ref().map(|m| m.truncation.artifact_id);
+    assert!(id.is_none(), "no truncation metadata for a clamp alone");
+    let artifacts = env.state.path().join("sessions");
+    let full = walk(&artifacts).into_iter().find(|p| p.extension().is_some_and(|e| e == "log")).unwrap();
+    assert_eq!(std::fs::read(full).unwrap(), [format!("{:05000}\n", 7).as_bytes(), b"after\n"].concat());
+}
+
+#[test]
+fn a_line_longer_than_the_view_reports_every_omitted_char_and_its_cut_start() {
+    let env = Env::new();
+    let result = env.run("head -c 200000 /dev/zero | tr '\\0' x");
+    let body = body(&result);
+    let (marker, rest) = body.split_once("] ").unwrap();
+    let before: u64 = marker.trim_start_matches("… [").trim_end_matches(" chars omitted").parse().unwrap();
+    let after: u64 =
+        rest.rsplit_once(" … [").unwrap().1.trim_end().trim_end_matches(" chars omitted]").parse().unwrap();
+    assert_eq!(before + 4000 + after, 200_000, "{}", &body[..40]);
+}
+
+#[test]
+fn nul_separated_text_is_shown_with_the_nuls_replaced() {
+    let env = Env::new();
+    std::fs::write(env.dir.path().join("a"), "").unwrap();
+    let result = env.run("find . -name a -print0; printf 'log\\0line\\n'");
+    assert_eq!(body(&result), "./a␀log␀line\n");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
