@@ -4,9 +4,11 @@
 //! returns, and on any error or panic on the way its tree is killed first.
 
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::unistd::Pid;
@@ -23,8 +25,12 @@ use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
 use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
-use crate::process::subreaper;
-use crate::process::tree;
+use crate::process::procfs;
+use crate::process::tree::{self, CallMarker};
+use crate::reaper::MARKER_VAR;
+
+/// Numbers the calls of this process, for their markers.
+static CALLS: AtomicU64 = AtomicU64::new(1);
 
 /// How long processes that closed the output may take to finish exiting before they are counted as
 /// left running.
@@ -91,6 +97,13 @@ impl Executor for OneShotExecutor {
             Some((_, stdout_write)) => stdout_write.try_clone(),
             None => write.try_clone(),
         };
+        // The runtime's marker, made this call's own: `<token>.<n>` still starts with the token the
+        // reaper looks for, and finds this call's processes wherever they went.
+        let marker = req.env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, token)| {
+            let mut value = token.clone();
+            value.push(format!(".{}", CALLS.fetch_add(1, Ordering::Relaxed)));
+            value
+        });
         command
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
@@ -101,7 +114,9 @@ impl Executor for OneShotExecutor {
         if let Some(file) = &bash_env {
             command.env("BASH_ENV", file.path());
         }
-        subreaper::on_exec(&mut command);
+        if let Some(value) = &marker {
+            command.env(MARKER_VAR, value);
+        }
         let spawned = command.spawn();
         // The command holds our copies of the write ends; EOF and SIGPIPE need them closed.
         drop(command);
@@ -113,6 +128,13 @@ impl Executor for OneShotExecutor {
         // Reaping goes through `waitpid` on the pid; the `Child` holds no pipes (all set above).
         drop(child);
         let mut shell = Shell::new(pid).map_err(ExecError::Setup)?;
+        let call = marker.map(|value| {
+            let mut entry = MARKER_VAR.as_bytes().to_vec();
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            CallMarker { entry, since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0) }
+        });
+        shell.call = call.clone();
 
         let mut outputs = vec![OutputReader::new(read)];
         if let Some(read) = stdout_read {
@@ -131,16 +153,26 @@ impl Executor for OneShotExecutor {
                 if linger(&mut outputs, cancel, deadline, LATE_OUTPUT_QUIET, LATE_OUTPUT_MAX, out)? {
                     out.output_left_open();
                 }
-                (outcome, tree::survivors_settled(pid, EXIT_SETTLE))
+                let background = match &call {
+                    Some(call) => tree::call_survivors(pid, call, EXIT_SETTLE),
+                    None => tree::survivors(pid),
+                };
+                (outcome, background)
             }
             Ending::DeadlineReached | Ending::Cancelled => {
                 // Keep the partial output, then kill, then keep what the dying tree printed.
                 for output in &mut outputs {
                     output.drain(out)?;
                 }
-                tree::terminate(pid, pid, req.kill_grace);
+                match &call {
+                    Some(call) => tree::terminate_call(pid, pid, req.kill_grace, call),
+                    None => tree::terminate(pid, pid, req.kill_grace),
+                }
                 shell.exit.reap()?;
-                let background = tree::survivors(pid);
+                let background = match &call {
+                    Some(call) => tree::call_survivors(pid, call, Duration::ZERO),
+                    None => tree::survivors(pid),
+                };
                 for output in &mut outputs {
                     output.drain(out)?;
                 }
@@ -172,12 +204,13 @@ fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
 /// a panicking consumer): no orphaned tree, no zombie.
 struct Shell {
     exit: ExitWatch,
+    call: Option<CallMarker>,
 }
 
 impl Shell {
     fn new(pid: Pid) -> io::Result<Self> {
         match ExitWatch::new(pid) {
-            Ok(exit) => Ok(Self { exit }),
+            Ok(exit) => Ok(Self { exit, call: None }),
             Err(e) => {
                 // Without a way to wait, the command cannot be run; do not leave it running.
                 tree::terminate(pid, pid, Duration::ZERO);
@@ -192,7 +225,10 @@ impl Drop for Shell {
     fn drop(&mut self) {
         if !self.exit.is_reaped() {
             let pid = self.exit.pid();
-            tree::terminate(pid, pid, Duration::ZERO);
+            match &self.call {
+                Some(call) => tree::terminate_call(pid, pid, Duration::ZERO, call),
+                None => tree::terminate(pid, pid, Duration::ZERO),
+            }
             let _ = self.exit.reap();
         }
     }

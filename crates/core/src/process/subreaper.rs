@@ -7,6 +7,10 @@
 //! The attribute survives `execve` but is not inherited by forks: it is set in the child between
 //! fork and exec, so the runtime itself never becomes a subreaper (it would have to reap every orphan
 //! of every command).
+//!
+//! For long-lived shells (the pool's). The one-shot executor does not use it: `bash -c` execs the
+//! last command of its text, and that program would inherit the attribute without reaping what it
+//! adopts; a one-shot call finds its orphans by its marker instead ([`super::tree::CallMarker`]).
 
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -14,6 +18,7 @@ use std::process::Command;
 /// Makes the program `command` starts a child subreaper. Spawning then forks the runtime rather than
 /// using `posix_spawn` (the attribute can only be set by the process itself). Where the kernel
 /// refuses (before Linux 3.4), the program still starts; its orphans just go to init as before.
+#[allow(dead_code)] // The shell pool's to call on the `Command` of each long-lived shell.
 pub(crate) fn on_exec(command: &mut Command) {
     // SAFETY: the closure runs between fork and exec and only calls `prctl`, which is
     // async-signal-safe, allocates nothing and takes no lock.
