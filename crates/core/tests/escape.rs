@@ -64,6 +64,20 @@ fn marked(token: &OsString) -> Vec<i32> {
     pids
 }
 
+/// One tool call on `runtime`, in a scratch directory.
+fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::result::ToolResult {
+    let dir = tempfile::tempdir().unwrap();
+    let params = BashParams { command: command.into(), timeout: Some(60.0), ..Default::default() };
+    let ctx = CallContext {
+        session_cwd: dir.path().to_path_buf(),
+        artifacts: None,
+        tool_names: vec![],
+        cancel: CancelToken::new().unwrap(),
+        on_update: None,
+    };
+    runtime.tool().execute(&params, ctx)
+}
+
 fn marked_request(script: &str, timeout: Duration) -> (ExecRequest, OsString) {
     let (key, token) = marker();
     let mut req = request(script, timeout);
@@ -117,21 +131,8 @@ fn a_pid_hopping_process_does_not_survive_a_timeout() {
 
 #[test]
 fn an_orphaned_setsid_child_is_counted_and_the_shutdown_sweep_kills_it() {
-    let dir = tempfile::tempdir().unwrap();
     let runtime = Runtime::builder(Settings::default()).one_shot().no_state_dir().build();
-    let params = BashParams {
-        command: "setsid -f sh -c 'echo $$; exec sleep 100' >/dev/null; echo done".into(),
-        timeout: Some(60.0),
-        ..Default::default()
-    };
-    let ctx = CallContext {
-        session_cwd: dir.path().to_path_buf(),
-        artifacts: None,
-        tool_names: vec![],
-        cancel: CancelToken::new().unwrap(),
-        on_update: None,
-    };
-    let result = runtime.tool().execute(&params, ctx);
+    let result = run_tool(&runtime, "setsid -f sh -c 'echo $$; exec sleep 100' >/dev/null; echo done");
     assert_eq!(result.details.background_processes, 1, "{}", result.text());
     let token = OsString::from(runtime.marker_token());
     assert_eq!(marked(&token).len(), 1);
@@ -141,17 +142,8 @@ fn an_orphaned_setsid_child_is_counted_and_the_shutdown_sweep_kills_it() {
 
 #[test]
 fn a_pid_hopping_process_does_not_survive_the_shutdown_sweep() {
-    let dir = tempfile::tempdir().unwrap();
     let runtime = Runtime::builder(Settings::default()).one_shot().no_state_dir().build();
-    let params = BashParams { command: HOPPER.into(), timeout: Some(60.0), ..Default::default() };
-    let ctx = CallContext {
-        session_cwd: dir.path().to_path_buf(),
-        artifacts: None,
-        tool_names: vec![],
-        cancel: CancelToken::new().unwrap(),
-        on_update: None,
-    };
-    let result = runtime.tool().execute(&params, ctx);
+    let result = run_tool(&runtime, HOPPER);
     assert_eq!(result.details.exit_code, Some(0), "{}", result.text());
     let sid = first_pid(&result.text());
     assert!(still_hopping(sid, 1000), "the hopper runs until the shutdown");
