@@ -237,3 +237,108 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Deterministic commands of many kinds: the output and the status are bash's own.
+#[test]
+fn many_commands_show_exactly_what_bash_c_shows() {
+    let env = Env::new();
+    std::fs::write(env.dir.path().join("f.txt"), "alpha\nbeta\ngamma\nbeta\n").unwrap();
+    std::fs::create_dir(env.dir.path().join("d")).unwrap();
+    std::fs::write(env.dir.path().join("d/x.rs"), "fn main() {}\n").unwrap();
+    let commands = [
+        "echo hello",
+        "printf 'a\\tb\\n'",
+        "echo -n no newline",
+        "false",
+        "exit 7",
+        "( exit 3 )",
+        "true && echo yes || echo no",
+        "cat f.txt | sort | uniq -c",
+        "sort f.txt | uniq | head -n 2",
+        "grep -n beta f.txt | tail -n 1",
+        "grep -c beta f.txt",
+        "wc -l < f.txt",
+        "cat missing.txt",
+        "cat missing.txt 2>&1 | head -n 1",
+        "ls d",
+        "ls nope d",
+        "find d -name '*.rs'",
+        "find . -name '*.rs' | head -n 1",
+        "echo $((6 * 7))",
+        "echo $((1/0)); echo after",
+        "x=5; echo ${x:-unset} ${y:-unset}",
+        "set -u; echo $undefined_var_bashrt",
+        "set -e; false; echo not reached",
+        "set -o pipefail; false | tail -n 1",
+        "f() { return 4; }; f; echo $?",
+        "for i in 1 2 3; do echo $i; done | tail -n 2",
+        "seq 1 50 | head -n 3",
+        "seq 1 50 | tail -n 3",
+        "seq 1 5 | head -3",
+        "seq 1 5 | tail -2",
+        "yes | head -n 2",
+        "echo a; echo b >&2; echo c",
+        "diff <(echo a) <(echo b)",
+        "cat <(echo from process substitution)",
+        "echo foo | tee >(cat >/dev/null) | wc -c",
+        "read -r line; echo \"got [$line]\"",
+        "cat",
+        "sleep 0.01 & wait; echo waited",
+        "{ echo one; echo two; } | tail -n 1",
+        "echo 'unterminated",
+        "if true; then echo in-if; fi",
+        "case x in x) echo matched;; esac",
+        "while false; do :; done; echo done",
+        "echo $0",
+        "echo \"${BASH_SOURCE[0]-none}\"",
+        "type cd",
+        "command -v no_such_command_bashrt_x || echo absent",
+        "no_such_command_bashrt_x 2>&1 | tail -n 1",
+        "printf '%s\\n' {1..3}",
+        "echo *.txt",
+        "shopt -q extglob && echo on || echo off",
+        "shopt -q histexpand 2>/dev/null; [[ $- == *H* ]] && echo hist || echo nohist",
+        "echo $-",
+        "trap 'echo bye' EXIT; echo hi",
+        "kill -9 $$",
+        "ulimit -n >/dev/null && echo ok",
+        "echo $((2**62)) | head -n 1",
+        "printf 'no newline at end' | tail -n 1",
+        "printf 'l1\\nl2' | head -n 1",
+        "head -n 2 f.txt; tail -n 1 f.txt",
+        "cd d && pwd | sed 's|.*/||'",
+        "eval 'echo evaluated'",
+        "eval 'if then'",
+        "bash -c 'echo $((1/0))'",
+        "(echo sub; exit 2); echo $?",
+        "echo $(echo nested $(echo deeper))",
+        "arr=(a b c); echo ${#arr[@]} ${arr[1]}",
+        "declare -A m; m[k]=v; echo ${m[k]}",
+        "local x=1",
+        "return 3",
+        "echo end; exit 0",
+    ];
+    let mut mismatches = Vec::new();
+    for command in commands {
+        let result = env.run(command);
+        let expected = env.bash(command);
+        let status = Command::new("bash")
+            .args(["-c", command])
+            .current_dir(env.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        let code = status.code().or_else(|| {
+            use std::os::unix::process::ExitStatusExt;
+            status.signal().map(|s| 128 + s)
+        });
+        let got_code = result.details.exit_code.or(result.details.signal.as_ref().map(|_| 137));
+        if body(&result) != expected || got_code != code {
+            mismatches
+                .push(format!("{command:?}: got {:?} ({got_code:?}), bash {expected:?} ({code:?})", body(&result)));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

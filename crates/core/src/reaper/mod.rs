@@ -21,12 +21,13 @@ mod sweep;
 /// The environment variable that marks processes started by a runtime.
 pub const MARKER_VAR: &str = "BASHRT_RUNTIME";
 
-/// Waits for EOF, then kills every marked process (`BASHRT_RUNTIME=<token>` or a one-shot call's
+/// Waits for EOF, then kills every marked process (a `swept` line first means the runtime has swept
+/// them itself: nothing to do) (`BASHRT_RUNTIME=<token>` or a one-shot call's
 /// `<token>.<n>`), with its process group when it leads it or the group's leader is gone (one signal
 /// stops a whole chain of a process that forks and exits over and over); repeats until three rounds
 /// in a row find nothing, at most 200. `$1` is the token.
 const SCRIPT: &str = r#"trap '' INT TERM HUP
-while IFS= read -r _; do :; done
+while IFS= read -r line; do [[ $line == swept ]] && exit 0; done
 self=$BASHPID
 read -r st < /proc/self/stat; read -ra f <<< "${st##*) }"; mine=${f[2]}
 check() {
@@ -99,6 +100,8 @@ impl Reaper {
     pub(crate) fn terminate_all(&self, grace: Duration) -> usize {
         let signalled = sweep::terminate_marked(MARKER_VAR, &self.token, grace);
         if let Some(watchdog) = self.watchdog.get() {
+            // The sweep above did the watchdog's work: spare the runtime its rounds over `/proc`.
+            watchdog.tell_swept();
             watchdog.stop_and_wait();
         }
         signalled
@@ -143,6 +146,14 @@ impl Watchdog {
                 tracing::warn!("cannot start the reaper; processes may outlive a killed runtime: {e}");
                 Watchdog { pipe: Mutex::new(None), child: Mutex::new(None) }
             }
+        }
+    }
+
+    /// Tells the watchdog that every marked process is gone; it then exits without sweeping.
+    fn tell_swept(&self) {
+        use std::io::Write;
+        if let Some(pipe) = self.pipe.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+            let _ = pipe.write_all(b"swept\n");
         }
     }
 
