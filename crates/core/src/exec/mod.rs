@@ -1,9 +1,11 @@
 //! The executor: runs one shell script as a child process tree and pushes its output to a consumer.
 //!
 //! Promises: one blocking call per execution (callers run it on their own thread); stdin is /dev/null;
-//! stdout and stderr arrive merged through one pipe, byte-exact; the call returns as soon as the
-//! command is done, whoever else still holds the pipe; on deadline or cancel the whole process tree is
-//! killed (TERM, grace, KILL) before the call returns.
+//! stdout and stderr arrive merged through one pipe, byte-exact (or stdout apart, when the request
+//! asks and the executor can, see [`OutputConsumer::stdout_split`]); once the command is done the call
+//! returns as soon as the output has been quiet for [`LATE_OUTPUT_QUIET`] (at most
+//! [`LATE_OUTPUT_MAX`]), whoever else still holds the pipe; on deadline or cancel the whole process
+//! tree is killed (TERM, grace, KILL) before the call returns.
 //!
 //! Two executors: [`OneShotExecutor`] (a fresh `bash -c` per call) and the shell pool
 //! ([`crate::shell::ShellPool`]: long-lived shells, so that state carries from one call to the next).
@@ -175,7 +177,8 @@ pub struct Execution {
     /// From the start of the call to the end of the command (the reaped shell for a one-shot).
     pub duration: Duration,
     /// Processes left running in the background: for a one-shot, alive in the command's process group
-    /// (or descending from one of them) after the shell exited; for a long-lived shell, every process
+    /// (or descending from one of them) or carrying the call's marker (`setsid -f` children) after the
+    /// shell exited; for a long-lived shell, every process
     /// of the shell's tree but the shell itself, those of earlier calls included. They are left
     /// running: the user may have started a server on purpose.
     pub background: u32,

@@ -1,7 +1,9 @@
 //! The one-shot executor: a fresh `<shell> -c <script>` per call, in its own process group, spawned
 //! with `posix_spawn` (no `pre_exec`, so the runtime itself is never forked). Promises: the child gets
-//! exactly fds 0 (/dev/null), 1 and 2 (one shared pipe); the shell is always reaped before `execute`
-//! returns, and on any error or panic on the way its tree is killed first.
+//! exactly fds 0 (/dev/null), 1 and 2 (one shared pipe, or two when stdout is split off); `$0` is the
+//! shell's name and the script is the command alone, so bash's messages read as under `bash -c`; every
+//! process of the call carries its own marker (`BASHRT_RUNTIME=<token>.<n>`); the shell is always
+//! reaped before `execute` returns, and on any error or panic on the way its tree is killed first.
 
 use std::io;
 use std::os::unix::ffi::OsStrExt;
