@@ -93,7 +93,8 @@ impl Executor for OneShotExecutor {
         }
         match &script_file {
             Some(file) => command.arg(file.path()),
-            None => command.arg("-c").arg(&*script),
+            // `--`: a command that starts with `-` is a command, not an option of the shell.
+            None => command.arg("-c").arg("--").arg(&*script),
         };
         let stdout = match &stdout_pipe {
             Some((_, stdout_write)) => stdout_write.try_clone(),
