@@ -295,7 +295,8 @@ fn bang_clamps_long_lines_and_warns_of_truncation() {
         screen[screen.len() - 3..],
         [
             "  ⚠ Output truncated: 8,910 of 100,000 lines kept for the model · full",
-            "  output: artifact://1",
+            // artifact://1 keeps the full output of the clamped line above.
+            "  output: artifact://2",
             "  ✓ exit 0 · 1.23s",
         ]
     );
