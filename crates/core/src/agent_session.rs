@@ -358,8 +358,10 @@ fn shape_bash_result(report: RunReport<'_>) -> BashResult {
     let shaped = shape_output(&report);
     let (total_lines, total_bytes) = (report.output.total_lines(), report.output.total_bytes());
     let mut notices = shaped.notices;
-    if let ShellEvent::Replaced { .. } = &report.shell {
-        notices.push(format!("[Shell restarted: {}]", report.shell));
+    match &report.shell {
+        ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
+        ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
+        _ => {}
     }
     match report.outcome {
         Outcome::TimedOut => notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs)),

@@ -44,7 +44,30 @@ pub(crate) fn terminate(root: Pid, group: Pid, grace: Duration) {
 /// [`terminate`], except for the processes of `spare` that are still the same processes (pid and start
 /// time) and for everything descending from them.
 pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
+    kill_tree(Tree::new(root, group, spare), grace);
+}
+
+/// [`terminate_sparing`], except for `root` itself: what a long-lived shell's command started, killed
+/// while the shell lives on (an abort that keeps the shell, like Ctrl-C at a prompt). The shell's
+/// group is then signalled member by member, never as a whole.
+pub(crate) fn terminate_descendants(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
     let mut tree = Tree::new(root, group, spare);
+    tree.spare_root = true;
+    tree.shared_groups.insert(group.as_raw());
+    kill_tree(tree, grace);
+}
+
+/// Sends `signal` once to what `root` (a long-lived shell) currently runs besides itself and `spare`:
+/// the first step of an interrupt, as a terminal's Ctrl-C sends SIGINT to the foreground job.
+pub(crate) fn signal_descendants(root: Pid, group: Pid, spare: &[ProcEntry], signal: Signal) {
+    let mut tree = Tree::new(root, group, spare);
+    tree.spare_root = true;
+    tree.shared_groups.insert(group.as_raw());
+    tree.extend();
+    tree.signal(signal);
+}
+
+fn kill_tree(mut tree: Tree<'_>, grace: Duration) {
     if !grace.is_zero() {
         for _ in 0..FREEZE_ROUNDS {
             let found = tree.extend();
@@ -66,7 +89,7 @@ pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &
         tree.signal(Signal::SIGKILL);
         tree.wait_until_dead(Instant::now() + KILL_SETTLE);
     }
-    tracing::debug!(root = root.as_raw(), "process tree terminated");
+    tracing::debug!(root = tree.root, "process tree terminated");
 }
 
 /// Live processes in `group` and their descendants. The common case (the group is empty) costs one
@@ -248,6 +271,8 @@ struct Tree<'a> {
     spare: &'a [ProcEntry],
     /// Groups with a spared process in them: signalled member by member only.
     shared_groups: HashSet<i32>,
+    /// The root itself is not a member (it is seeded, so that its children are).
+    spare_root: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -255,7 +280,15 @@ impl<'a> Tree<'a> {
         let own = Own::current();
         let groups =
             if own.may_signal_group(group.as_raw()) { HashSet::from([group.as_raw()]) } else { HashSet::new() };
-        Self { own, root: root.as_raw(), groups, members: Vec::new(), spare, shared_groups: HashSet::new() }
+        Self {
+            own,
+            root: root.as_raw(),
+            groups,
+            members: Vec::new(),
+            spare,
+            shared_groups: HashSet::new(),
+            spare_root: false,
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -268,11 +301,9 @@ impl<'a> Tree<'a> {
             return 0;
         };
         let mut known: HashSet<i32> = self.members.iter().map(|m| m.pid).collect();
-        let root_is_new = !known.contains(&self.root);
-        if root_is_new {
-            // A seed, so that its children count even if it is a zombie by now.
-            known.insert(self.root);
-        }
+        let root_is_new = !known.contains(&self.root) && !self.spare_root;
+        // A seed, so that its children count even if it is a zombie by now.
+        known.insert(self.root);
         let excluded = spared(&table, self.spare);
         self.shared_groups.extend(table.iter().filter(|e| excluded.contains(&e.pid)).map(|e| e.pgid));
         let mut found = closure(&table, &known, &mut self.groups, self.own, &excluded);

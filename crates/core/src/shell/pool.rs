@@ -426,12 +426,19 @@ impl ShellPool {
         };
         let mut replaced = false;
         loop {
-            let cd = if persist && shell.pwd() == Some(target.as_path()) { None } else { Some(target.as_path()) };
+            // A `cd` costs a round trip of its own: only when the shell is not in the directory yet.
+            let there = shell.pwd() == Some(target.as_path()) && shell.is_in(&target);
+            let cd = if there { None } else { Some(target.as_path()) };
             let step = Call { script: req.script.as_bytes(), cd, kill_grace: req.kill_grace };
             let report = shell.run(&step, call.out, call.cancel, call.deadline, &call.thread)?;
             match report.result {
                 CallResult::Ran { outcome, final_cwd, background } => {
                     let session_cwd = if persist { final_cwd.clone() } else { None };
+                    if report.lost {
+                        if let Some(reason) = report.retire.clone() {
+                            event = ShellEvent::Lost { reason };
+                        }
+                    }
                     self.checkin(&call.lease.key, shell, report.retire, session_cwd);
                     call.lease.open = false;
                     let duration = call.started.elapsed();
