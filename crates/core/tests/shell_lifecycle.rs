@@ -205,18 +205,26 @@ fn starting_one_shell_too_many_evicts_the_least_recently_used_idle_one() {
     in_shell(&pool, Some("c"), "true");
     assert_eq!(pool.len(), 2);
     assert!(is_alive(a), "the recently used shell was evicted");
-    assert_all_dead(&[b, b_child], "evicting a shell kills its tree");
+    assert!(!is_alive(b), "the least recently used shell was kept");
+    // Its background process belongs to the session, not to the shell: it lives until shutdown.
+    assert!(is_alive(b_child), "evicting a shell killed its background process");
     let (again, _) = in_shell(&pool, Some("b"), "true");
     assert_eq!(again.shell, ShellEvent::Replaced { reason: ReplaceReason::Evicted });
+    pool.shutdown();
+    assert_all_dead(&[b_child], "shutdown left what an evicted shell started");
 }
 
 #[test]
 fn idle_shells_past_their_time_are_evicted_on_the_next_call() {
     let pool = ShellPool::new(PoolConfig { idle_timeout: Duration::ZERO, ..PoolConfig::default() });
     let a = first_pid(&in_shell(&pool, Some("a"), "echo $$").1);
+    let server = first_pid(&in_shell(&pool, Some("a"), "setsid sleep 100 >/dev/null 2>&1 & echo $!").1);
     in_shell(&pool, Some("b"), "true");
     assert!(!is_alive(a));
+    assert!(is_alive(server), "evicting an idle shell killed the session's server");
     assert_eq!(in_shell(&pool, Some("a"), "true").0.shell, ShellEvent::Replaced { reason: ReplaceReason::Evicted });
+    drop(pool);
+    assert_all_dead(&[server], "dropping the pool left what an evicted shell started");
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -173,7 +173,7 @@ pub(crate) struct PersistentShell {
     /// `$!` after the last call: a new value means a new background job.
     last_job: Vec<u8>,
     /// What runs besides the shell, as of the last `/proc` walk (empty when cheap checks showed that
-    /// nothing could be running). Spared when a call is killed, killed when the shell is evicted.
+    /// nothing could be running). Spared when a call is killed or the shell evicted; killed at shutdown.
     background: Vec<ProcEntry>,
     /// Pidfds of `background`, in order: one `poll` tells whether any of them exited.
     background_fds: Vec<OwnedFd>,
@@ -551,15 +551,22 @@ impl PersistentShell {
 
     /// The cwd the shell ended in: the kernel's (which no command can fake), spelled as `$PWD` when
     /// that names the same directory (so symbolic links stay as the user typed them).
+    ///
+    /// A directory deleted under the shell is named by its old path (the kernel appends
+    /// ` (deleted)`): the next call finds it gone and says so.
     fn cwd_after(&self, pwd: &[u8]) -> Option<PathBuf> {
         let real = std::fs::read_link(format!("/proc/{}/cwd", self.pid)).ok()?;
-        if !pwd.is_empty() {
-            let logical = PathBuf::from(OsString::from_vec(pwd.to_vec()));
-            if logical.is_absolute() && same_dir(format!("/proc/{}/cwd", self.pid), &logical) {
-                return Some(logical);
+        let logical = PathBuf::from(OsString::from_vec(pwd.to_vec()));
+        let logical = logical.is_absolute().then_some(logical);
+        if let Some(gone) = real.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
+            if !real.exists() {
+                return Some(logical.unwrap_or_else(|| PathBuf::from(OsString::from_vec(gone.to_vec()))));
             }
         }
-        Some(real)
+        match logical {
+            Some(logical) if same_dir(format!("/proc/{}/cwd", self.pid), &logical) => Some(logical),
+            _ => Some(real),
+        }
     }
 
     /// Ends a shell that is not to be used again but whose background processes may be wanted (a
@@ -570,6 +577,15 @@ impl PersistentShell {
             let _ = self.exit.reap();
         }
         alive(&std::mem::take(&mut self.background))
+    }
+
+    /// Ends an idle shell the pool no longer keeps: like [`Self::retire`], after a fresh look at what
+    /// it runs, so that a background process started since the last look is spared too.
+    pub(crate) fn evict(mut self) -> Vec<ProcEntry> {
+        if !self.exit.is_reaped() {
+            self.walk_background();
+        }
+        self.retire()
     }
 
     /// Kills the shell and everything it runs, background included (shutdown).
