@@ -333,10 +333,14 @@ impl PersistentShell {
             return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
         }
         self.calls += 1;
+        // 64 bits: a forger gets one try per call; every byte costs the runner a `read` syscall.
         self.secret = format!("{:x}", RandomState::new().hash_one((self.nonce, self.calls)));
-        self.command.write(call.script).map_err(ExecError::Setup)?;
+        let inline = protocol::inline(call.script);
+        if inline.is_none() {
+            self.command.write(call.script).map_err(ExecError::Setup)?;
+        }
         let (read, write) = output_pipe().map_err(ExecError::Setup)?;
-        protocol::call_record(&mut self.record, write.as_raw_fd(), &self.secret);
+        protocol::call_record(&mut self.record, write.as_raw_fd(), inline, &self.secret);
         // Stale records (a background process writing forged ones) must not count for this call.
         self.read_reports();
         self.report_buf.clear();
@@ -482,8 +486,11 @@ impl PersistentShell {
         grace: Duration,
     ) -> Result<Option<Report>, ExecError> {
         // The shell first: bash runs the trap once its foreground child is gone, before it would
-        // start the command's next step.
-        let _ = nix::sys::signal::kill(self.pid, Signal::SIGINT);
+        // start the command's next step. Not once the secret is read: the command is over, and the
+        // trap would send the runner back to read it again.
+        if self.calls_pipe.queued() > 0 {
+            let _ = nix::sys::signal::kill(self.pid, Signal::SIGINT);
+        }
         tree::signal_descendants(self.pid, self.pid, &self.background, Signal::SIGINT);
         let never = CancelToken::new().map_err(ExecError::Setup)?;
         let mut report = self.wait_for_report(output, out, &never, Instant::now() + INTERRUPT_WAIT)?;

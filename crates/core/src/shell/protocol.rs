@@ -9,14 +9,15 @@
 //! numbers and prefix, as under `bash -c` (`bash: line 2: …`, never a file name). Per iteration:
 //!
 //! ```text
+//! trap 'continue 99' INT                                                  # an abort comes back here
 //! until ((0)); do until <status>=$? && ((0)); do                           # $? of the last command
-//!   { <$-, $!>; set +x; trap '' INT                                       # the runner is never traced
-//!     [ a call ran ] && { read <secret>; printf '<secret> <status> <$!> <$PWD>\0' > <report pipe>; }
-//!     read <output fd>; [ not a number ] && exit 96                         # waits for the next call
-//!     read <command> < <command memfd>; [ xtrace was on ] && prefix 'set -x;'
-//!     trap 'continue 99' INT                                                # an abort comes back here
-//!   } < <call pipe> > /dev/null 2>&1 || exit <status>                      # e.g. no fd left
-//!   eval "<prefix><command>" < /dev/null > /proc/<runtime>/fd/<output fd> 2>&1
+//!   exec < <call pipe> > <report pipe> 2>&1 || exit <status>               # e.g. no fd left
+//!   <$-, $!>; set +x                                                       # the runner is never traced
+//!   [ a call ran ] && { read <secret>; printf '<secret> <status> <$!> <$PWD>\0'; }
+//!   read <output fd>; [ not a number ] && exit 96                          # waits for the next call
+//!   read <command>, or read it from <command memfd>; [ xtrace was on ] && prefix 'set -x;'
+//!   exec < /dev/null
+//!   eval "<prefix><command>" > /proc/<runtime>/fd/<output fd> 2>&1
 //! done; done
 //! ```
 //!
@@ -60,37 +61,67 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let (s, o, j, k, f, c, x) = (v("s"), v("o"), v("j"), v("k"), v("f"), v("c"), v("x"));
     let mut out = String::with_capacity(900);
     // The status is taken in the loop's condition: in the body, `$?` would be the condition's.
-    out.push_str(&format!("until ((0)); do until {s}=$? && ((0)); do {{ "));
-    out.push_str(&format!("{o}=$- {j}=${{!-}}; \\builtin set +x; \\builtin trap '' INT; "));
+    // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99`
+    // reaches the outermost loop, out of any loop of the command).
+    out.push_str("\\builtin trap 'continue 99' INT; ");
+    out.push_str(&format!("until ((0)); do until {s}=$? && ((0)); do "));
+    // `exec` (not `builtin exec`, whose redirections are undone) re-opens the runner's files for
+    // every call, with nothing saved that a command could close. A shell that cannot open them any
+    // more (`ulimit -n 3`) ends with the command's status. Until the command runs, stdout and stderr
+    // are the report pipe: traces and DEBUG-trap output of the runner's steps are junk there,
+    // without the secret.
     out.push_str(&format!(
-        "[[ -z ${{{f}-}} ]] || {{ IFS= \\builtin read -r -d '' {k}; \
-         \\builtin printf '%s %s %s %s\\0' \"${k}\" \"${s}\" \"${j}\" \"${{PWD-}}\" >{report} \
-         || \\builtin echo -ne \"${k} ${s} ${j}\\0\" >{report}; {k}=; }}; ",
+        "\\exec <{call} >{report} 2>&1 || \\builtin exit \"${s}\"; ",
+        call = paths.call,
         report = paths.report
     ));
+    out.push_str(&format!("{o}=$- {j}=${{!-}}; \\builtin set +x; "));
     out.push_str(&format!(
-        "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ ${f} =~ ^[0-9]+$ ]] || \\builtin exit 96; "
+        "[[ -z ${{{f}-}} ]] || {{ IFS= \\builtin read -r -d '' {k}; \
+         \\builtin printf '%s %s %s %s\\0' \"${k}\" \"${s}\" \"${j}\" \"${{PWD-}}\" \
+         || \\builtin echo -ne \"${k} ${s} ${j}\\0\"; {k}=; }}; "
     ));
     out.push_str(&format!(
-        "IFS= \\builtin read -r -d '' {c} <{command}; {x}=; [[ ${o} != *x* ]] || {x}='set -x;'; ",
+        "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ -n ${f} && ${f} != *[!0-9]* ]] || \\builtin exit 96; "
+    ));
+    // A short command comes inline (`=text`): cheaper than opening the memfd.
+    out.push_str(&format!(
+        "IFS= \\builtin read -r -d '' {c}; if [[ ${c} == =* ]]; then {c}=${{{c}#=}}; \
+         else IFS= \\builtin read -r -d '' {c} <{command}; fi; {x}=; [[ ${o} != *x* ]] || {x}='set -x;'; ",
         command = paths.command
     ));
-    out.push_str("\\builtin trap 'continue 99' INT; ");
-    // A shell that cannot open its files any more (`ulimit -n 3`) ends with the command's status.
-    out.push_str(&format!("}} <{call} >/dev/null 2>&1 || \\builtin exit \"${s}\"; ", call = paths.call));
-    out.push_str(&format!("\\eval \"${x}${c}\" </dev/null >{dir}\"${f}\" 2>&1; ", dir = paths.fd_dir));
+    // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
+    out.push_str("\\exec </dev/null; ");
+    out.push_str(&format!("\\eval \"${x}${c}\" >{dir}\"${f}\" 2>&1; ", dir = paths.fd_dir));
     out.push_str("done; done\n");
     out.into_bytes()
 }
 
-/// What the runtime writes into the call pipe for one call: the output fd, then the secret the
-/// report must carry. Both NUL-terminated.
-pub(crate) fn call_record(out: &mut Vec<u8>, output_fd: i32, secret: &str) {
+/// Commands up to this long (without a NUL) travel in the call record: the shell reads the record
+/// a byte per `read`, which for a short command costs less than opening the command memfd.
+pub(crate) const INLINE_MAX: usize = 48;
+
+/// What the runtime writes into the call pipe for one call: the output fd, the command (`=text` when
+/// `inline`, else `@`: read the memfd), then the secret the report must carry. Each NUL-terminated.
+pub(crate) fn call_record(out: &mut Vec<u8>, output_fd: i32, inline: Option<&[u8]>, secret: &str) {
     out.clear();
     out.extend_from_slice(output_fd.to_string().as_bytes());
     out.push(0);
+    match inline {
+        Some(text) => {
+            out.push(b'=');
+            out.extend_from_slice(text);
+        }
+        None => out.push(b'@'),
+    }
+    out.push(0);
     out.extend_from_slice(secret.as_bytes());
     out.push(0);
+}
+
+/// The command travels inline when it is short and has no NUL.
+pub(crate) fn inline(script: &[u8]) -> Option<&[u8]> {
+    (script.len() <= INLINE_MAX && !script.contains(&0)).then_some(script)
 }
 
 /// What one call's report says.
@@ -154,12 +185,12 @@ mod tests {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
         assert!(text.ends_with("done; done\n"));
-        for path in ["<{call}", "<{command}", ">{report}"] {
+        for path in ["<{call} >{report} 2>&1", "<{command}"] {
             let path = path.replace("{call}", "/proc/9/fd/3").replace("{command}", "/proc/9/fd/4");
             let path = path.replace("{report}", "/proc/9/fd/5");
             assert!(text.contains(&path), "{path} in {text}");
         }
-        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
+        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
     }
 
     #[test]
@@ -175,10 +206,13 @@ mod tests {
     }
 
     #[test]
-    fn call_record_is_fd_then_secret() {
+    fn call_record_is_fd_command_secret() {
         let mut out = Vec::new();
-        call_record(&mut out, 12, "s3cr3t");
-        assert_eq!(out, b"12\0s3cr3t\0");
+        call_record(&mut out, 12, inline(b"true"), "s3cr3t");
+        assert_eq!(out, b"12\0=true\0s3cr3t\0");
+        call_record(&mut out, 12, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
+        assert_eq!(out, b"12\0@\0s3cr3t\0");
+        assert_eq!(inline(b"a\0b"), None);
     }
 
     #[test]
