@@ -163,3 +163,15 @@ fn error_messages_have_bashs_prefix_and_line_numbers() {
         assert_eq!(output, expected, "{script:?}");
     }
 }
+
+#[test]
+fn parse_errors_read_as_under_bash_c() {
+    let pool = ShellPool::default();
+    for script in ["if then", "true\nfi", "echo \"unbalanced", "x=$((1 +", "true\ncase x in\nesac)"] {
+        let expected = bash_c(script);
+        assert!(expected.starts_with("bash: -c: line "), "{expected}");
+        let (execution, output) = in_shell(&pool, None, script);
+        assert_eq!(output, expected, "{script:?}");
+        assert_eq!(execution.shell, if script == "if then" { ShellEvent::Started } else { ShellEvent::Reused });
+    }
+}

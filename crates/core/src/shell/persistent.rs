@@ -30,6 +30,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
+use super::messages::ParseErrorPrefix;
 use super::pool_thread::PoolThread;
 use super::protocol::{self, Report, RunnerPaths};
 use crate::cancel::CancelToken;
@@ -156,6 +157,8 @@ impl RunnerPipe {
 
 pub(crate) struct PersistentShell {
     pid: Pid,
+    /// The shell's `$0` (its file name), the first word of its messages.
+    name: String,
     exit: ExitWatch,
     killer: Option<KillHandle>,
     /// Output fd and secret per call, read by the runner.
@@ -234,6 +237,7 @@ impl PersistentShell {
         let killer = pidfd::open(pid.as_raw()).ok().map(|fd| KillHandle(Arc::new(fd)));
         let mut shell = Self {
             pid,
+            name: spec.shell.file_name().map_or_else(|| "bash".into(), |n| n.to_string_lossy().into_owned()),
             exit,
             killer,
             calls_pipe,
@@ -332,6 +336,23 @@ impl PersistentShell {
             self.walk_background();
             return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
         }
+        let name = self.name.clone();
+        let mut words = ParseErrorPrefix::new(out, &name);
+        let report = self.run_command(call, &mut words, cancel, deadline, thread);
+        words.finish();
+        report
+    }
+
+    /// The command itself, its output through `out` (which rewrites parse errors), drained in full
+    /// before it returns.
+    fn run_command(
+        &mut self,
+        call: &Call<'_>,
+        out: &mut dyn OutputConsumer,
+        cancel: &CancelToken,
+        deadline: Option<Instant>,
+        thread: &PoolThread,
+    ) -> Result<CallReport, ExecError> {
         self.calls += 1;
         // 64 bits: a forger gets one try per call; every byte costs the runner a `read` syscall.
         self.secret = format!("{:x}", RandomState::new().hash_one((self.nonce, self.calls)));
@@ -562,9 +583,10 @@ impl PersistentShell {
     /// A directory deleted under the shell is named by its old path (the kernel appends
     /// ` (deleted)`): the next call finds it gone and says so.
     fn cwd_after(&self, pwd: &[u8]) -> Option<PathBuf> {
-        let real = std::fs::read_link(format!("/proc/{}/cwd", self.pid)).ok()?;
         let logical = PathBuf::from(OsString::from_vec(pwd.to_vec()));
         let logical = logical.is_absolute().then_some(logical);
+        // Gone already (it exited right after its report): `$PWD` is all there is.
+        let Ok(real) = std::fs::read_link(format!("/proc/{}/cwd", self.pid)) else { return logical };
         if let Some(gone) = real.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
             if !real.exists() {
                 return Some(logical.unwrap_or_else(|| PathBuf::from(OsString::from_vec(gone.to_vec()))));
