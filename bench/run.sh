@@ -239,6 +239,8 @@ fi
 #       round trips with the client's own floors, and the server's peak RSS, also after bulk output;
 #       and the same round trips from a Rust client (crates/cli/benches/rpc_latency.rs), whose own
 #       overhead is smaller than Python's.
+#    c) Through `bashrt mcp` (bench/mcp_latency.py): start to the first `tools/call` answer, the warm
+#       `true` round trip and peak RSS, each against `bashrt rpc` in the same run.
 #    Both run with a scratch HOME holding Debian's default .bashrc (what the snapshot captures) and
 #    TMPDIR in the work dir (snapshots and scratch state are deleted with it).
 if want latency; then
@@ -258,6 +260,9 @@ if want latency; then
             --starts "$RPC_STARTS" --label "${cpus}cpu" --out "$OUT/rpc-${cpus}cpu.json" >&2
         say "latency through bashrt rpc, Rust client (${cpus} CPU)"
         "${lat_env[@]}" "${place[@]}" "$rpc_bench_bin" --n "$RPC_N" --json "$OUT/rpc-rust-${cpus}cpu.json" >&2
+        say "latency through bashrt mcp, against bashrt rpc (${cpus} CPU)"
+        "${lat_env[@]}" "${place[@]}" python3 bench/mcp_latency.py --bashrt "$bashrt" \
+            --out "$OUT/mcp-${cpus}cpu.json" >&2
     done
 fi
 

@@ -33,13 +33,15 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
         Ok(w) => w,
         Err(e) => return fail(e),
     };
-    let name = match args.session.as_deref() {
+    // Without --session, the session is the current directory's: from another directory a missing
+    // artifact must say where it was looked for, and how to look elsewhere.
+    let (name, implicit) = match args.session.as_deref() {
         Some(n) => match SessionName::parse(n) {
-            Ok(n) => n,
+            Ok(n) => (n, None),
             Err(e) => return fail(e),
         },
         None => match std::env::current_dir() {
-            Ok(d) => SessionName::for_cwd(&d),
+            Ok(d) => (SessionName::for_cwd(&d), Some(d)),
             Err(e) => return fail(format!("cannot read the current directory: {e}")),
         },
     };
@@ -50,7 +52,17 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
     let dir = state.session(&name).artifacts();
     let file = match dir.open(&args.id) {
         Ok((_, file)) => file,
-        Err(e) => return fail(e),
+        Err(e) => {
+            return fail(match implicit {
+                Some(cwd) => format!(
+                    "{e}. Looked in session {name}, the session of the current directory ({}); run this in the \
+                 directory the command ran in, or name its session: --session cwd-work-app for /work/app",
+                    cwd.display(),
+                    name = name.as_str()
+                ),
+                None => e.to_string(),
+            })
+        }
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());

@@ -53,8 +53,9 @@ pub fn run(args: InterceptArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.rules {
+        // A reader that stops early (`| head`) is not an error: keep the kind of an I/O failure.
         let written = serde_json::to_writer_pretty(&mut out, &settings.interceptor_rules)
-            .map_err(std::io::Error::other)
+            .map_err(|e| e.io_error_kind().map_or_else(|| std::io::Error::other(e), std::io::Error::from))
             .and_then(|()| writeln!(out));
         return finish(written, false, false);
     }

@@ -5,8 +5,11 @@ mod artifact_cmd;
 mod config;
 mod gc_cmd;
 mod intercept_cmd;
+mod log;
+mod mcp;
 mod print;
 mod rpc;
+mod signals;
 mod tui;
 
 use std::io::IsTerminal;
@@ -39,16 +42,15 @@ enum Command {
     Intercept(intercept_cmd::InterceptArgs),
     /// Serve JSON-lines requests on stdin, responses and events on stdout (see docs/rpc.md).
     Rpc(rpc::RpcArgs),
+    /// Serve the bash tool to an MCP client (Claude Code, Codex, Gemini CLI, …) on stdio (see docs/mcp.md).
+    Mcp(mcp::McpArgs),
     /// The terminal UI: typed commands run as tool calls, !cmd in your session (the default at a terminal).
     Tui(tui::TuiArgs),
 }
 
 fn main() -> ExitCode {
     limit_allocator_growth();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("BASHRT_LOG").unwrap_or_else(|_| "warn".into()))
-        .init();
+    log::init();
     // A file-size limit (`ulimit -f`) must make an artifact write fail with EFBIG, which the sink reports,
     // rather than kill bashrt with SIGXFSZ. A handler (unlike SIG_IGN) is reset at exec, so commands
     // still get the signal's default action.
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => print::run(args),
         Some(Command::Artifact(args)) => artifact_cmd::run(args),
         Some(Command::Rpc(args)) => rpc::run(args),
+        Some(Command::Mcp(args)) => mcp::run(args),
         Some(Command::Gc(args)) => gc_cmd::run(args),
         Some(Command::Intercept(args)) => intercept_cmd::run(args),
         Some(Command::Tui(args)) => tui::run(args),

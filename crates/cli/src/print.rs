@@ -34,8 +34,9 @@ pub struct RunArgs {
     tools: Vec<String>,
     #[command(flatten)]
     common: CommonArgs,
-    /// The command; several words are joined with spaces.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    /// The command; several words are joined with spaces. It starts at the first word that is not an
+    /// option (an unknown option is an error, not a command), or after `--`.
+    #[arg(required = true, trailing_var_arg = true)]
     command: Vec<String>,
 }
 

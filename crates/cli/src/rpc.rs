@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use bashrt_core::Runtime;
-use bashrt_rpc::{Server, ServerConfig, ShutdownHandle};
+use bashrt_rpc::{Server, ServerConfig};
 
 use crate::config::{CommonArgs, Setup};
 use crate::fail;
@@ -27,7 +27,8 @@ pub fn run(args: RpcArgs) -> ExitCode {
         eprintln!("bashrt: warning: {w}");
     }
     let server = Server::new(ServerConfig { runtime, default_session: session, cwd });
-    if let Err(e) = watch_signals(server.shutdown_handle()) {
+    let shutdown = server.shutdown_handle();
+    if let Err(e) = crate::signals::on_shutdown_signal(move || shutdown.shutdown()) {
         return fail(format!("cannot install signal handlers: {e}"));
     }
     match server.serve(std::io::stdin(), std::io::stdout()) {
@@ -37,16 +38,4 @@ pub fn run(args: RpcArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// SIGINT, SIGTERM and SIGHUP shut the server down as the end of stdin would.
-fn watch_signals(shutdown: ShutdownHandle) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::Builder::new().name("signals".into()).spawn(move || {
-        if signals.forever().next().is_some() {
-            shutdown.shutdown();
-        }
-    })?;
-    Ok(())
 }

@@ -100,3 +100,14 @@ fn settings_decide_the_rules_and_rules_prints_them() {
     assert_eq!(verdicts(&out)[0]["blocked"], false);
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing is blocked"));
 }
+
+#[test]
+fn the_rules_can_be_piped_into_a_reader_that_stops_early() {
+    let env = Env::new();
+    // A pipe whose reader is already gone: every write fails with EPIPE, as after `| head -1` exited.
+    let (read, write) = nix::unistd::pipe().unwrap();
+    drop(read);
+    let out = env.cmd().args(["intercept", "--rules"]).stdout(std::fs::File::from(write)).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

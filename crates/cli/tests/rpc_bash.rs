@@ -101,18 +101,27 @@ fn one_sessions_commands_run_in_arrival_order_while_other_sessions_go_on() {
 }
 
 #[test]
-fn aborting_a_session_also_drops_its_queued_commands() {
+fn abort_bash_aborts_the_newest_command_and_a_second_one_the_one_before() {
     let env = Env::new();
     let mut rpc = env.rpc(&[], &[]);
     rpc.send(json!({"id":"a1","type":"bash","command":"sleep 100 & echo pid:$!; wait"}));
     let pid = rpc.wait_for_number("a1", "pid:");
     rpc.send(json!({"id":"a2","type":"bash","command":"echo never"}));
     rpc.send(json!({"id":"x","type":"abort_bash"}));
-    assert_eq!(rpc.response("x")["data"]["aborted"], 2);
-    assert_eq!(rpc.response("a1")["data"]["cancelled"], true);
+    assert_eq!(rpc.response("x")["data"]["aborted"], 1);
+    // The newest (waiting) command is aborted: the reference aborts the command it started last.
     let queued = rpc.response("a2")["data"].clone();
-    assert_eq!((queued["cancelled"].as_bool(), queued["output"].as_str()), (Some(true), Some("[Command cancelled]")));
+    assert_eq!(queued["cancelled"], true);
+    assert_eq!(queued["output"], "");
+    assert_eq!(queued["notices"], json!(["[Command cancelled]"]));
+    assert!(queued.get("exitCode").is_none(), "{queued}");
+    assert!(alive(pid), "the older command goes on");
+    rpc.send(json!({"id":"y","type":"abort_bash"}));
+    assert_eq!(rpc.response("y")["data"]["aborted"], 1);
+    assert_eq!(rpc.response("a1")["data"]["cancelled"], true);
     assert!(!alive(pid));
+    rpc.send(json!({"id":"z","type":"abort_bash"}));
+    assert_eq!(rpc.response("z")["data"]["aborted"], 0);
     assert_eq!(rpc.finish(), 0);
 }
 
@@ -132,7 +141,10 @@ fn sessions_have_their_own_artifact_counters() {
         (Some(1), Some(1), Some(2))
     );
     assert_eq!(a1["truncated"], true);
-    assert!(a1["output"].as_str().unwrap().ends_with("Full: artifact://1]"), "{}", a1["output"]);
+    // The notice is beside the output, not in it; the artifact's path is given for clients that open it.
+    assert!(a1["output"].as_str().unwrap().ends_with("30000\n"), "{}", a1["output"]);
+    assert!(a1["notices"][0].as_str().unwrap().ends_with("Full: artifact://1]"), "{}", a1["notices"]);
+    assert_eq!(a1["fullOutputPath"], env.artifact_path("alpha", 1).display().to_string());
     assert!(env.artifact_path("alpha", 2).is_file());
     assert!(env.artifact_path("beta", 1).is_file());
     assert!(!env.artifact_path("beta", 2).exists());

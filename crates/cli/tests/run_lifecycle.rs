@@ -32,7 +32,7 @@ fn timeout_kills_the_whole_tree_and_reports_it() {
     assert_eq!(v["details"]["timedOut"], true);
     assert_eq!(v["details"]["cancelled"], true);
     assert_eq!(v["details"]["exitCode"], serde_json::Value::Null);
-    assert_eq!(text(&v), "started\n\n[Command timed out after 1 seconds]");
+    assert_eq!(text(&v), "started\n\n[Command timed out after 1 second]");
     for pid in pids {
         assert!(!alive(pid), "pid {pid} survived the timeout");
     }

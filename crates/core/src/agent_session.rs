@@ -15,20 +15,24 @@ use crate::cancel::CancelToken;
 use crate::exec::{CwdMode, ShellEvent, StatusMode};
 use crate::feed::ChunkCallback;
 use crate::outcome::Outcome;
-use crate::result::{append_notices, shape_output, Limits, Meta, RunReport};
+use crate::result::{append_notices, shape_output, timed_out_notice, Limits, Meta, RunReport};
 use crate::run::{run, RunSpec};
 use crate::runtime::Runtime;
 use crate::session::Session;
 use crate::validate::Timeout;
 
-/// What a session-level execution returns: the reference's `BashResult` fields, plus ours
-/// (`timedOut`, `signal`, `durationMs`, `cwd`, `outcome`, `backgroundProcesses`).
+/// What a session-level execution returns: the reference's `BashResult` fields (`output`, `exitCode`,
+/// `cancelled`, `truncated`, `fullOutputPath`), typed as its client types them, plus ours. `output` is the
+/// command's own (sanitized) output only: a client that shows it, or hands it to a model, must not find
+/// our notices mixed into it, so they come in `notices` ([`BashResult::text`] joins the two).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BashResult {
-    /// The model view of the output, with a truncation notice appended when something was cut.
+    /// The model view of the output (the whole output, or the excerpt/tail when it did not fit); no notices.
     pub output: String,
-    /// The shell's exit status; `None` when it was killed (signal, timeout, cancel) or nothing ran.
+    /// The shell's exit status; `None` (left out, as the reference's client expects) when it was killed
+    /// (signal, timeout, cancel) or nothing ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// Timed out or cancelled (the reference's field; `timed_out` tells the two apart).
     pub cancelled: bool,
@@ -45,6 +49,13 @@ pub struct BashResult {
     /// Where the full raw output is kept (`artifact://<id>`), when something was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_id: Option<ArtifactId>,
+    /// The artifact's absolute path, for clients that open the full output as a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<String>,
+    /// What a reader must know besides the output, one line each, in this order: truncation (with the
+    /// artifact), a replaced shell, a timeout or cancel.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
     /// The deadline passed and the command's tree was killed.
     pub timed_out: bool,
     /// The signal that killed the shell (`SIGKILL`), when one did.
@@ -102,6 +113,16 @@ pub struct LogEntry {
     pub truncated: bool,
     /// The artifact with its full output, when one was written.
     pub artifact_id: Option<u64>,
+}
+
+impl BashResult {
+    /// What a person reads: the output, then the notices after a blank line (as a tool result shows
+    /// them).
+    pub fn text(&self) -> String {
+        let mut text = self.output.clone();
+        append_notices(&mut text, &self.notices);
+        text
+    }
 }
 
 /// Options of one session-level execution.
@@ -236,7 +257,14 @@ impl AgentSession {
             on_update: None,
         };
         match run(&self.runtime, spec) {
-            Ok(report) => shape_bash_result(report, moved),
+            Ok(report) => {
+                let mut result = shape_bash_result(report, moved);
+                result.full_output_path = result
+                    .artifact_id
+                    .and_then(|id| artifacts.resolve(&id.url()).ok())
+                    .map(|(_, path)| std::path::absolute(&path).unwrap_or(path).display().to_string());
+                result
+            }
             Err(e) => refused(cwd, e.to_string()),
         }
     }
@@ -383,12 +411,11 @@ fn shape_bash_result(report: RunReport<'_>, moved: Option<String>) -> BashResult
         _ => {}
     }
     match report.outcome {
-        Outcome::TimedOut => notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs)),
+        Outcome::TimedOut => notices.push(timed_out_notice(report.timeout.applied_secs)),
         Outcome::Cancelled => notices.push("[Command cancelled]".to_string()),
         _ => {}
     }
-    let mut output = shaped.body;
-    append_notices(&mut output, &notices);
+    let output = shaped.body;
     let final_cwd = report.final_cwd.as_deref().unwrap_or(report.cwd);
     let (output_lines, output_bytes) =
         shaped.truncation.as_ref().map_or((total_lines, total_bytes), |t| (t.output_lines, t.output_bytes));
@@ -402,6 +429,8 @@ fn shape_bash_result(report: RunReport<'_>, moved: Option<String>) -> BashResult
         output_lines,
         output_bytes,
         artifact_id: shaped.artifact_id,
+        full_output_path: None,
+        notices,
         timed_out: report.outcome == Outcome::TimedOut,
         signal: report.outcome.signal_name(),
         duration_ms: report.duration_ms,
@@ -428,6 +457,8 @@ fn refused(cwd: &Path, error: String) -> BashResult {
         output_lines: 0,
         output_bytes: 0,
         artifact_id: None,
+        full_output_path: None,
+        notices: Vec::new(),
         timed_out: false,
         signal: None,
         duration_ms: 0,

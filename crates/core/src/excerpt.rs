@@ -37,7 +37,7 @@ fn tail_share(max_bytes: usize) -> usize {
 const MARKER_ROOM: usize = 600;
 
 /// Counts of matched lines, for the metadata.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorLines {
     /// Lines of the whole output that matched a signature (errors and warnings).

@@ -45,7 +45,7 @@ pub struct Rule {
 }
 
 /// Why a command was blocked; `suggested_tool` is surfaced structurally in the error details.
-#[derive(serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Block {
     /// The rule's name, or `rule-<index>` (its position in the rule list) when it has none.

@@ -10,7 +10,7 @@ use brush_parser::Token;
 use crate::parse::{self, Parsed};
 
 /// Which end of the output an extracted limit keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LimitKind {
     /// The first `count` lines, like `head -n count`.
@@ -21,7 +21,7 @@ pub enum LimitKind {
 
 /// A `head`/`tail` stage lifted off the end of a pipeline. A `count` of 0 means "no lines", as with
 /// the real `head -n 0`; it never means "unlimited".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ExtractedLimit {
     pub kind: LimitKind,
     pub count: u64,

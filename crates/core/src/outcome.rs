@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// The end of one command run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Outcome {
     /// The command finished on its own with this exit status (what `$?` would say).

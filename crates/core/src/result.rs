@@ -49,7 +49,7 @@ impl ToolResult {
 
 /// Why a call did not produce a successful result. `Abort` is the caller's own cancel (the reference's
 /// `ToolAbortError`); everything else is a tool failure (`ToolError`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Failure {
     /// Blocked, bad cwd, bad arguments or a shell that could not start: nothing ran.
@@ -61,7 +61,7 @@ pub enum Failure {
 }
 
 /// The details of a tool result: how the command ended and what the text shows, as data.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Details {
     /// Why the result is an error, when it is one.
@@ -117,7 +117,7 @@ pub struct Details {
 }
 
 /// A trailing `| head`/`| tail` stage that became a structured limit.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Normalization {
     /// The command actually run (the original minus its extracted head/tail stage).
@@ -127,14 +127,14 @@ pub struct Normalization {
 }
 
 /// Metadata beside the text (the reference's `details.meta`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Meta {
     /// What the view left out, and where it is kept.
     pub truncation: Truncation,
 }
 
 /// Which end of the output the view keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Direction {
     /// The first lines are shown.
@@ -146,7 +146,7 @@ pub enum Direction {
 }
 
 /// What limited the view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum TruncatedBy {
     /// The byte budget (`bash.maxOutputBytes`).
@@ -156,7 +156,7 @@ pub enum TruncatedBy {
 }
 
 /// Lines `start` to `end` of the output, 1-based and inclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LineRange {
     /// The first line.
     pub start: u64,
@@ -165,7 +165,7 @@ pub struct LineRange {
 }
 
 /// What a truncated view shows of the output, and where the rest is.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Truncation {
     /// Which end is shown.
@@ -374,6 +374,13 @@ fn where_full(
     }
 }
 
+/// The last notice of a command that timed out: `[Command timed out after 1 second]`, `… 2 seconds]`.
+#[doc(hidden)]
+pub fn timed_out_notice(secs: f64) -> String {
+    let unit = if secs == 1.0 { "second" } else { "seconds" };
+    format!("[Command timed out after {secs} {unit}]")
+}
+
 /// Appends notices after one blank line; the output's own final newline is not doubled.
 #[doc(hidden)]
 pub fn append_notices(text: &mut String, notices: &[String]) {
@@ -427,7 +434,7 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
             Some(Failure::Error)
         }
         Outcome::TimedOut => {
-            notices.push(format!("[Command timed out after {} seconds]", report.timeout.applied_secs));
+            notices.push(timed_out_notice(report.timeout.applied_secs));
             Some(Failure::Error)
         }
         Outcome::Cancelled => {

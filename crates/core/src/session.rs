@@ -42,9 +42,10 @@ impl SessionName {
     }
 
     /// The implicit session of a working directory, so calls made in one directory share artifact ids:
-    /// `/work/main` becomes `--work-main--` (the reference's naming).
+    /// `/work/main` becomes `cwd-work-main`. It never starts with `-`, so it can be given back as
+    /// `--session cwd-work-main` without being taken for an option.
     pub fn for_cwd(cwd: &Path) -> Self {
-        let mut name = String::from("--");
+        let mut name = String::from("cwd-");
         let text = cwd.to_string_lossy();
         for c in text.trim_start_matches('/').chars() {
             if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
@@ -53,7 +54,6 @@ impl SessionName {
                 name.push('-');
             }
         }
-        name.push_str("--");
         if name.len() > 200 {
             // Keep it one path component; the hash keeps long paths apart.
             let hash = fnv1a(text.as_bytes());
@@ -138,8 +138,10 @@ mod tests {
 
     #[test]
     fn cwd_names_are_one_safe_component() {
-        assert_eq!(SessionName::for_cwd(Path::new("/work/main")).as_str(), "--work-main--");
-        assert_eq!(SessionName::for_cwd(Path::new("/a b/ü")).as_str(), "--a-b----");
+        assert_eq!(SessionName::for_cwd(Path::new("/work/main")).as_str(), "cwd-work-main");
+        assert_eq!(SessionName::for_cwd(Path::new("/a b/ü")).as_str(), "cwd-a-b--");
+        assert_eq!(SessionName::for_cwd(Path::new("/")).as_str(), "cwd-");
+        assert_eq!(SessionName::for_cwd(Path::new("/-x")).as_str(), "cwd--x");
         let long = "/x".repeat(300);
         let name = SessionName::for_cwd(Path::new(&long));
         assert!(SessionName::parse(name.as_str()).is_ok());

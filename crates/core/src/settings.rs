@@ -42,6 +42,9 @@ pub struct Settings {
     pub interceptor_enabled: bool,
     /// `bashInterceptor.patterns`: the rules; the default rule set unless replaced.
     pub interceptor_rules: Vec<Rule>,
+    /// `bashInterceptor.tools`: the tools the caller has, for fronts whose caller cannot name them per
+    /// call (`bashrt mcp`); a rule blocks only when its suggested tool is among them. Default: none.
+    pub interceptor_tools: Vec<String>,
     /// `bash.virtualTerminal`: `"on"` or `"off"`.
     pub virtual_terminal: VirtualTerminal,
     /// `shellPath`: the shell that runs commands; `None` finds bash (`$SHELL` if it is bash, else PATH).
@@ -87,6 +90,7 @@ impl Default for Settings {
         Self {
             interceptor_enabled: true,
             interceptor_rules: default_rules(),
+            interceptor_tools: Vec::new(),
             virtual_terminal: VirtualTerminal::Off,
             shell_path: None,
             command_prefix: None,
@@ -109,6 +113,10 @@ impl Default for Settings {
 pub const KEYS: &[(&str, &str)] = &[
     ("bashInterceptor.enabled", "bool, default true: check commands against the interceptor rules"),
     ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message, when?}; default: built-in rules"),
+    (
+        "bashInterceptor.tools",
+        "array of tool names, or one comma-separated string; default none: the tools an MCP client has",
+    ),
     ("bash.virtualTerminal", "\"on\" | \"off\", default \"off\": allow the PTY path when a UI exists"),
     ("shellPath", "string: the shell that runs commands (default: $SHELL if bash, else bash on PATH)"),
     ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
@@ -210,6 +218,10 @@ impl Settings {
                 self.interceptor_rules = serde_json::from_value(value)
                     .map_err(|e| bad(&format!("expected an array of {{pattern, tool, message, when?}} rules: {e}")))?
             }
+            "bashInterceptor.tools" => {
+                self.interceptor_tools = tool_names(&value)
+                    .ok_or_else(|| bad("expected an array of tool names or a comma-separated string"))?
+            }
             "bash.virtualTerminal" => {
                 self.virtual_terminal = match value.as_str() {
                     Some("on") => VirtualTerminal::On,
@@ -289,6 +301,17 @@ impl Settings {
     }
 }
 
+/// Tool names from `["read", "grep"]` or `"read, grep"`; blanks around names and empty names are
+/// dropped.
+fn tool_names(value: &Value) -> Option<Vec<String>> {
+    let names: Vec<&str> = match value {
+        Value::String(list) => list.split(',').collect(),
+        Value::Array(items) => items.iter().map(Value::as_str).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    Some(names.into_iter().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string).collect())
+}
+
 impl Settings {
     /// The sink configuration of a call: its budget, the `head` it asked for, and the error index
     /// when the view is [`ViewMode::Smart`].
@@ -366,6 +389,17 @@ mod tests {
         assert_eq!(s.default_timeout_secs, 12.0);
         assert_eq!(s.env, vec![("A".to_string(), "1".to_string())]);
         assert_eq!(warnings, vec!["unknown setting zzz ignored".to_string()]);
+    }
+
+    #[test]
+    fn interceptor_tools_take_a_list_or_a_comma_separated_string() {
+        let mut s = Settings::default();
+        assert!(s.interceptor_tools.is_empty());
+        s.apply_override(r#"bashInterceptor.tools=["read", " grep ", ""]"#).unwrap();
+        assert_eq!(s.interceptor_tools, ["read", "grep"]);
+        s.apply_override("bashInterceptor.tools=edit, write,").unwrap();
+        assert_eq!(s.interceptor_tools, ["edit", "write"]);
+        assert!(s.apply_override("bashInterceptor.tools=[1]").is_err());
     }
 
     #[test]

@@ -48,6 +48,13 @@ pub fn params_schema() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null)
 }
 
+/// The JSON Schema of a result's [`Details`] as serialized, for protocols that declare what a tool
+/// returns (an MCP tool's `outputSchema`).
+pub fn details_schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
+    serde_json::to_value(generator.into_root_schema_for::<Details>()).unwrap_or(serde_json::Value::Null)
+}
+
 /// Per-call context from the caller (a mode: print, RPC, MCP, TUI).
 pub struct CallContext<'a> {
     /// The session's working directory; the call's `cwd` is resolved against it.
@@ -60,6 +67,15 @@ pub struct CallContext<'a> {
     pub cancel: CancelToken,
     /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`].
     pub on_update: Option<UpdateCallback<'a>>,
+}
+
+/// Who watches a call's output as it arrives.
+enum Watch<'w> {
+    None,
+    /// A UI: it hosts the terminal on the PTY path, else sees the raw chunks.
+    Ui(&'w mut dyn ToolUi),
+    /// A front that only wants the raw chunks.
+    Chunks(&'w mut dyn FnMut(&[u8])),
 }
 
 /// The bash tool: the interceptor rules compiled once, then any number of calls (concurrently too), each
@@ -94,7 +110,19 @@ impl BashTool {
 
     /// Runs one tool call. Never fails: a refusal (blocked, bad cwd, no shell) is an error result too.
     pub fn execute(&self, params: &BashParams, ctx: CallContext<'_>) -> ToolResult {
-        self.execute_on(params, ctx, None)
+        self.execute_on(params, ctx, Watch::None)
+    }
+
+    /// Runs one tool call and hands `on_chunk` every raw output chunk as it arrives, always on pipes
+    /// (never a terminal): for a front that paces and shapes live output itself (MCP progress), which
+    /// must see the last chunk too, not only the throttled snapshots of [`CallContext::on_update`].
+    pub fn execute_streaming(
+        &self,
+        params: &BashParams,
+        ctx: CallContext<'_>,
+        on_chunk: &mut dyn FnMut(&[u8]),
+    ) -> ToolResult {
+        self.execute_on(params, ctx, Watch::Chunks(on_chunk))
     }
 
     /// Runs one tool call that a UI shows: `ui` gets the output as it arrives and, when the PTY path is
@@ -103,12 +131,12 @@ impl BashTool {
     /// as typed: a trailing `| head`/`| tail` stage stays in it (a terminal cannot close a pipe early),
     /// while explicit `head`/`tail` parameters still limit what the model sees.
     pub fn execute_with_ui(&self, params: &BashParams, ctx: CallContext<'_>, ui: &mut dyn ToolUi) -> ToolResult {
-        self.execute_on(params, ctx, Some(ui))
+        self.execute_on(params, ctx, Watch::Ui(ui))
     }
 
-    fn execute_on(&self, params: &BashParams, ctx: CallContext<'_>, ui: Option<&mut dyn ToolUi>) -> ToolResult {
+    fn execute_on(&self, params: &BashParams, ctx: CallContext<'_>, watch: Watch<'_>) -> ToolResult {
         let settings = self.runtime.settings();
-        let pty = ui.is_some() && crate::exec::pty::selected(settings);
+        let pty = matches!(watch, Watch::Ui(_)) && crate::exec::pty::selected(settings);
         let mut details = Details::default();
 
         // Normalize: an explicit parameter of the same kind wins, and then the command is left whole.
@@ -158,12 +186,15 @@ impl BashTool {
 
         // Run: allocate the artifact lazily, execute, sink.
         let status = if details.normalization.is_some() { StatusMode::ExtractedLastStage } else { StatusMode::AsIs };
-        let (terminal, mut watcher) = if pty { (ui, None) } else { (None, ui) };
-        let watched = watcher.is_some();
-        let mut forward = |chunk: &[u8]| {
-            if let Some(ui) = watcher.as_deref_mut() {
-                ui.output(chunk);
-            }
+        let (terminal, mut watcher) = match watch {
+            Watch::Ui(ui) if pty => (Some(ui), Watch::None),
+            other => (None, other),
+        };
+        let watched = !matches!(watcher, Watch::None);
+        let mut forward = |chunk: &[u8]| match &mut watcher {
+            Watch::Ui(ui) => ui.output(chunk),
+            Watch::Chunks(on_chunk) => on_chunk(chunk),
+            Watch::None => {}
         };
         let spec = RunSpec {
             command: &command,

@@ -75,7 +75,7 @@ fn lexically_normal(path: &Path) -> PathBuf {
 }
 
 /// The timeout a call asked for and the one it got.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Timeout {
     /// Seconds as requested (the default when the call gave none).

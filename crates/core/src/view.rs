@@ -278,7 +278,8 @@ fn skip_csi(bytes: &[u8], at: usize) -> usize {
     end
 }
 
-/// After OSC, DCS, SOS, PM or APC: up to BEL, ST (`ESC \` or C1 ST), or a line feed (left to be read).
+/// After OSC, DCS, SOS, PM or APC: up to BEL, ST (`ESC \` or C1 ST), a line feed or the `ESC` of another
+/// sequence (both left to be read).
 fn skip_string(bytes: &[u8], at: usize) -> usize {
     let mut end = at;
     loop {
@@ -287,8 +288,10 @@ fn skip_string(bytes: &[u8], at: usize) -> usize {
             Some(b'\n') => return end,
             Some(0x07) => return end + 1,
             Some(0x1B) if bytes.get(end + 1) == Some(&b'\\') => return end + 2,
-            // Not ST: a new sequence starts here, which also ends this one.
-            Some(0x1B) => return skip_escape(bytes, end + 1),
+            // Not ST: a new sequence starts here, which also ends this one. It is left to the caller's
+            // loop: skipping it from here would recurse once per `ESC ]`, and a long run of them
+            // overflowed the stack.
+            Some(0x1B) => return end,
             Some(0xC2) if bytes.get(end + 1) == Some(&0x9C) => return end + 2,
             Some(_) => end += 1,
         }

@@ -149,7 +149,7 @@ fn esc_cancels_the_session_and_a_deadline_times_it_out() {
     assert!(result.is_error);
     assert!(result.details.timed_out);
     assert_eq!(result.details.exit_code, None);
-    assert!(result.text().ends_with("slow\n\n[Command timed out after 1 seconds]"), "{}", result.text());
+    assert!(result.text().ends_with("slow\n\n[Command timed out after 1 second]"), "{}", result.text());
 }
 
 #[test]

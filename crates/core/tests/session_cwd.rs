@@ -31,7 +31,7 @@ fn a_cwd_deleted_from_outside_falls_back_to_the_start_with_the_reason() {
     let result = run(&session, "pwd");
     let start_dir = start.path().canonicalize().unwrap();
     assert!(result.output.starts_with(&format!("{}\n", start_dir.display())), "{result:?}");
-    assert!(result.output.contains("is gone (No such file or directory"), "{result:?}");
+    assert!(result.text().contains("is gone (No such file or directory"), "{result:?}");
     assert_eq!((result.exit_code, result.cwd.as_str()), (Some(0), start_dir.to_str().unwrap()));
     assert_eq!(run(&session, "cd /tmp && pwd").output, "/tmp\n");
     assert_eq!(session.cwd(), std::path::Path::new("/tmp"));
@@ -47,7 +47,7 @@ fn a_command_that_deletes_its_own_cwd_leaves_the_session_and_result_agreeing() {
     assert_eq!(result.cwd, gone.display().to_string());
     assert_eq!(session.cwd(), gone);
     let result = run(&session, "echo next");
-    assert!(result.output.starts_with("next\n") && result.output.contains("is gone"), "{result:?}");
+    assert!(result.output.starts_with("next\n") && result.text().contains("is gone"), "{result:?}");
     assert_eq!(session.cwd().display().to_string(), result.cwd);
 }
 

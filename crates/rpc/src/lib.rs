@@ -12,11 +12,14 @@
 //! writes every line, `workers` runs commands on reused threads; artifacts are read and every process
 //! left behind is stopped by the runtime of `bashrt-core`.
 
-mod lines;
+// Public only for the fuzz targets and the invariant tests: the decoder is not an API.
+#[doc(hidden)]
+pub mod lines;
 mod live;
 mod output;
 mod queue;
-mod request;
+#[doc(hidden)]
+pub mod request;
 mod server;
 mod workers;
 

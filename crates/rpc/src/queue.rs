@@ -36,6 +36,20 @@ impl SessionQueue {
         Place { queue: self.clone(), ticket }
     }
 
+    /// The last place handed out: commands sent up to now hold places up to this one.
+    pub fn issued(&self) -> u64 {
+        self.lock().next
+    }
+
+    /// Blocks until every command holding a place up to `upto` has finished, or `cancel` fired —
+    /// without taking a place, so nothing sent later waits for the caller.
+    pub fn wait_done(&self, upto: u64, cancel: &CancelToken) {
+        let mut order = self.lock();
+        while order.waiting.front().is_some_and(|t| *t <= upto) && !cancel.is_cancelled() {
+            order = self.turn.wait(order).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
     /// Wakes waiters so aborted ones can leave; call after cancelling.
     pub fn wake(&self) {
         self.turn.notify_all();
@@ -86,5 +100,23 @@ mod tests {
         drop(first);
         drop(second);
         third.wait_turn(&never);
+    }
+
+    #[test]
+    fn waiting_for_earlier_commands_takes_no_place() {
+        let queue = Arc::new(SessionQueue::default());
+        let never = CancelToken::new().unwrap();
+        queue.wait_done(queue.issued(), &never);
+        let first = queue.enter();
+        let upto = queue.issued();
+        let later = queue.enter();
+        let waiter = {
+            let queue = queue.clone();
+            std::thread::spawn(move || queue.wait_done(upto, &CancelToken::new().unwrap()))
+        };
+        drop(first);
+        waiter.join().unwrap();
+        // The later command still runs when its turn comes: the waiter held no place.
+        later.wait_turn(&never);
     }
 }

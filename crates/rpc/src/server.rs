@@ -525,11 +525,22 @@ fn start_read_artifact(shared: &Arc<Shared>, id: Option<Value>, req: ReadArtifac
         WindowRequest { head: req.head, tail: req.tail, lines: req.lines.clone(), grep: req.grep.clone() }.window()?;
     let name = shared.session_name(req.session_id.as_deref())?;
     let dir = shared.runtime.state_dir().ok_or(ArtifactError::NoSession)?.session(&name).artifacts();
-    let slot = shared.register(Kind::Read, None)?;
+    // Commands of the session sent before this request may still be writing the artifact asked for.
+    let earlier = lock(&shared.sessions).get(name.as_str()).map(|e| (e.queue.clone(), e.queue.issued()));
+    let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
+    let slot = shared.register(Kind::Read, Some(cancel.clone()))?;
     let job = {
         let shared = shared.clone();
         move || {
-            let read = read_window(&dir, &req.artifact_id, &window, MAX_READ_BYTES);
+            let mut read = read_window(&dir, &req.artifact_id, &window, MAX_READ_BYTES);
+            let missing =
+                matches!(read, Err(ReadError::Artifact(ArtifactError::NotFound { .. } | ArtifactError::NoDirectory)));
+            if let (true, Some((queue, upto))) = (missing, earlier) {
+                // Not there yet: look again once the commands sent before have ended, so that a client
+                // may send `bash` and then `read_artifact` of its output without waiting in between.
+                queue.wait_done(upto, &cancel);
+                read = read_window(&dir, &req.artifact_id, &window, MAX_READ_BYTES);
+            }
             drop(slot);
             match read {
                 Ok(content) => shared.output.ok_with(id.as_ref(), "read_artifact", &content),
@@ -545,18 +556,31 @@ struct Aborted {
     aborted: usize,
 }
 
-/// `abort_bash`: aborts every running `bash` command of the session (none running is not an error).
+/// `abort_bash`: aborts the session's newest `bash` command that is still running or waiting its turn,
+/// as the reference aborts the command it started last (none is not an error). Commands sent before it
+/// go on: a client that pipelines `a`, `b`, `abort_bash` stops `b`, not `a`; a second `abort_bash` stops
+/// `a`.
 fn abort_bash(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(), CommandError> {
     let name = shared.session_name(req.session_id.as_deref())?;
-    let mut aborted = 0;
-    for running in lock(&shared.calls).running.values() {
-        if let (Kind::Bash { session }, Some(cancel)) = (&running.kind, &running.cancel) {
-            if session == name.as_str() {
-                cancel.cancel();
-                aborted += 1;
+    let calls = lock(&shared.calls);
+    let newest = calls
+        .running
+        .iter()
+        .filter_map(|(key, running)| match (&running.kind, &running.cancel) {
+            (Kind::Bash { session }, Some(cancel)) if session == name.as_str() && !cancel.is_cancelled() => {
+                Some((*key, cancel))
             }
+            _ => None,
+        })
+        .max_by_key(|(key, _)| *key);
+    let aborted = match newest {
+        Some((_, cancel)) => {
+            cancel.cancel();
+            1
         }
-    }
+        None => 0,
+    };
+    drop(calls);
     shared.wake_queues();
     shared.output.ok_with(id, "abort_bash", &Aborted { aborted });
     Ok(())

@@ -75,7 +75,7 @@ impl Entry {
             State::Tool(r) => Some(r.text()),
             State::Bang(r) => Some(match &r.error {
                 Some(e) => e.clone(),
-                None => r.output.clone(),
+                None => r.text(),
             }),
             State::Failed(e) => Some(e.clone()),
             State::Running { .. } => None,

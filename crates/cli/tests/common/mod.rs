@@ -75,11 +75,10 @@ impl Env {
 
     /// The implicit session of `work()`.
     pub fn session_name(&self) -> String {
-        let mut name = String::from("--");
+        let mut name = String::from("cwd-");
         for c in self.work().to_string_lossy().trim_start_matches('/').chars() {
             name.push(if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' });
         }
-        name.push_str("--");
         name
     }
 }
@@ -115,9 +114,11 @@ pub fn fifo(dir: &Path, name: &str) -> PathBuf {
 pub struct Rpc {
     pub child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
-    lines: std::sync::mpsc::Receiver<Result<Value, String>>,
+    lines: std::sync::mpsc::Receiver<Result<(Value, String), String>>,
     /// Every line received so far, in arrival order.
     pub history: Vec<Value>,
+    /// The same lines as the server wrote them.
+    pub raw: Vec<String>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
     closed: bool,
 }
@@ -142,7 +143,10 @@ impl Env {
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                let parsed = serde_json::from_str::<Value>(&line).map_err(|e| format!("not JSON ({e}): {line}"));
+                let parsed = match serde_json::from_str::<Value>(&line) {
+                    Ok(value) => Ok((value, line)),
+                    Err(e) => Err(format!("not JSON ({e}): {line}")),
+                };
                 if send.send(parsed).is_err() {
                     break;
                 }
@@ -156,7 +160,7 @@ impl Env {
             let _ = pipe.read_to_string(&mut text);
             sink.lock().unwrap().push_str(&text);
         });
-        Rpc { child, stdin, lines, history: Vec::new(), stderr, closed: false }
+        Rpc { child, stdin, lines, history: Vec::new(), raw: Vec::new(), stderr, closed: false }
     }
 }
 
@@ -185,13 +189,19 @@ impl Rpc {
         self.stdin = None;
     }
 
+    /// Waits for one more line; false once stdout is closed.
+    pub fn read_one(&mut self) -> bool {
+        self.read_line().is_some()
+    }
+
     /// Reads one more line; `None` once stdout is closed.
     fn read_line(&mut self) -> Option<Value> {
         if self.closed {
             return None;
         }
         match self.lines.recv_timeout(HANG_GUARD) {
-            Ok(Ok(value)) => {
+            Ok(Ok((value, line))) => {
+                self.raw.push(line);
                 self.history.push(value.clone());
                 Some(value)
             }

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::PathBuf;
 
 /// The number in `artifact://<id>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct ArtifactId(pub u64);
 
@@ -254,12 +254,14 @@ impl ArtifactAllocator for DirAllocator {
             .map_err(|e| format!("cannot create artifact directory {}: {e}", self.dir.display()))?;
         let dir = crate::private_dir::open_dir(&self.dir)
             .map_err(|e| format!("cannot use artifact directory {}: {e}", self.dir.display()))?;
-        let mut next = ArtifactDir::new(self.dir.clone()).list().last().map_or(1, |id| id.0 + 1);
+        // Checked: a file named after the largest id (planted, say) must give an error, not a panic.
+        let mut next = ArtifactDir::new(self.dir.clone()).list().last().map_or(Some(1), |id| id.0.checked_add(1));
         for _ in 0..1000 {
-            let name = file_name(ArtifactId(next));
+            let Some(id) = next else { break };
+            let name = file_name(ArtifactId(id));
             match crate::private_dir::create_new_in(&dir, &name) {
-                Ok(file) => return Ok(NewArtifact::unlimited(ArtifactId(next), self.dir.join(name), file)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => next += 1,
+                Ok(file) => return Ok(NewArtifact::unlimited(ArtifactId(id), self.dir.join(name), file)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => next = id.checked_add(1),
                 Err(e) => return Err(format!("cannot create {}: {e}", self.dir.join(name).display()).into()),
             }
         }

@@ -61,7 +61,7 @@ pub enum SnapshotError {
         source: std::io::Error,
     },
     /// An earlier process failed to capture with the same inputs less than [`REUSE_FOR`] ago.
-    #[error("an earlier capture failed ({0})")]
+    #[error("{0} (an earlier capture; tried again when an rc file changes or after 10 minutes)")]
     FailedBefore(String),
 }
 

@@ -1,0 +1,166 @@
+//! The command line does what a user means: options are options, the command is the command, messages
+//! say where to look, logs are plain text for programs, and the README says how it is used.
+
+mod common;
+
+use std::io::Read;
+use std::process::Stdio;
+
+use common::{stdout, Env};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn an_unknown_option_before_the_command_is_an_error_with_a_suggestion() {
+    let env = Env::new();
+    let out = env.cmd().args(["run", "--timout", "5", "echo hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout(&out), "", "nothing ran");
+    let err = stderr(&out);
+    assert!(err.contains("unexpected argument '--timout'"), "{err}");
+    assert!(err.contains("a similar argument exists: '--timeout'"), "{err}");
+}
+
+#[test]
+fn the_command_starts_at_the_first_word_that_is_not_an_option_or_after_double_dash() {
+    let env = Env::new();
+    // Options of the command itself are its own.
+    let out = env.cmd().args(["run", "--timeout", "5", "echo", "-n", "hi", "--json"]).output().unwrap();
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(0), "hi --json\n"));
+    // After `--`, a word that looks like an option is the command.
+    let out = env.cmd().args(["run", "--", "--version"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(127), "{}", stdout(&out));
+    assert!(stdout(&out).contains("--version: command not found"), "{}", stdout(&out));
+}
+
+/// An rc file that exits makes the snapshot capture fail at once, with a warning.
+fn env_with_a_failing_rc() -> Env {
+    let env = Env::new();
+    std::fs::write(env.home().join(".bashrc"), "exit 3\n").unwrap();
+    env
+}
+
+#[test]
+fn logs_are_plain_text_when_stderr_is_not_a_terminal() {
+    let env = env_with_a_failing_rc();
+    let out = env.cmd().args(["run", "echo hi"]).output().unwrap();
+    assert_eq!(stdout(&out), "hi\n");
+    let err = stderr(&out);
+    assert!(err.starts_with("bashrt: warning: running without a shell snapshot: "), "{err:?}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    // The detailed log, too, has no escape sequences when stderr is not a terminal.
+    let out = env.cmd().env("BASHRT_LOG", "warn").args(["run", "echo hi"]).output().unwrap();
+    let err = stderr(&out);
+    assert!(err.contains("WARN") && !err.contains('\x1b'), "{err:?}");
+}
+
+/// stderr of `bashrt run echo hi` with the detailed log, written to a terminal.
+fn log_on_a_terminal(no_color: Option<&str>) -> String {
+    let env = env_with_a_failing_rc();
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let mut cmd = env.cmd();
+    cmd.env("BASHRT_LOG", "warn").args(["run", "echo hi"]).stdout(Stdio::null());
+    match no_color {
+        Some(v) => cmd.env("NO_COLOR", v),
+        None => cmd.env_remove("NO_COLOR"),
+    };
+    let mut child = cmd.stderr(std::fs::File::from(pty.slave)).spawn().unwrap();
+    drop(cmd);
+    let mut master = std::fs::File::from(pty.master);
+    let mut log = Vec::new();
+    // The read ends with EIO once the child (the last holder of the terminal) has exited.
+    let _ = master.read_to_end(&mut log);
+    child.wait().unwrap();
+    String::from_utf8_lossy(&log).into_owned()
+}
+
+#[test]
+fn logs_are_coloured_on_a_terminal_unless_no_color_is_set() {
+    assert!(log_on_a_terminal(None).contains('\x1b'));
+    let plain = log_on_a_terminal(Some("1"));
+    assert!(plain.contains("WARN") && !plain.contains('\x1b'), "{plain:?}");
+    // An empty NO_COLOR does not count.
+    assert!(log_on_a_terminal(Some("")).contains('\x1b'));
+}
+
+#[test]
+fn default_session_names_never_start_with_a_dash_and_can_be_given_back() {
+    let env = Env::new();
+    let out = env.cmd().args(["run", "seq 30000"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let name = env.session_name();
+    assert!(name.starts_with("cwd-"), "{name}");
+    assert!(env.artifact_path(&name, 1).is_file());
+    // From another directory, the name given as an option value.
+    let out = env.cmd().current_dir(env.home()).args(["artifact", "1", "--session", &name, "--tail", "1"]).output();
+    assert_eq!(stdout(&out.unwrap()), "30000\n");
+}
+
+#[test]
+fn an_artifact_looked_up_from_another_directory_says_where_it_looked_and_how_to_name_a_session() {
+    let env = Env::new();
+    env.cmd().args(["run", "seq 30000"]).output().unwrap();
+    let out = env.cmd().current_dir(env.home()).args(["artifact", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let home = env.home().canonicalize().unwrap();
+    let session = format!("cwd-{}", home.display().to_string().trim_start_matches('/').replace('/', "-"));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "bashrt: No artifacts directory found. Looked in session {session}, the session of the current directory \
+             ({}); run this in the directory the command ran in, or name its session: --session cwd-work-app for \
+             /work/app\n",
+            home.display()
+        )
+    );
+}
+
+#[test]
+fn a_missing_id_is_reported_with_the_ranges_that_exist() {
+    let env = Env::new();
+    for _ in 0..3 {
+        env.cmd().args(["run", "seq 30000"]).output().unwrap();
+    }
+    let out = env.cmd().args(["artifact", "9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("bashrt: Artifact 9 not found. Available: 1-3. Looked in session cwd-"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The README's section `heading`, up to the next heading of the same level.
+fn readme_section(heading: &str) -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let level = heading.split(' ').next().unwrap().to_string() + " ";
+    let start = readme.find(&format!("\n{heading}\n")).unwrap_or_else(|| panic!("README has no {heading}"));
+    let rest = &readme[start + heading.len() + 2..];
+    let end = rest.find(&format!("\n{level}")).unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+#[test]
+fn the_readme_lists_every_built_in_rule_with_its_tool() {
+    let env = Env::new();
+    let out = env.cmd().args(["intercept", "--rules"]).output().unwrap();
+    let rules: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let section = readme_section("### Interception");
+    for rule in rules.as_array().unwrap() {
+        let row = format!("| `{}` | `{}` |", rule["name"].as_str().unwrap(), rule["tool"].as_str().unwrap());
+        assert!(section.contains(&row), "README's rule table lacks {row}");
+    }
+}
+
+#[test]
+fn the_readme_set_up_installs_builds_runs_and_tests_in_two_commands_and_says_what_ci_runs() {
+    let setup = readme_section("## Set up");
+    let blocks: Vec<&str> = setup.split("```sh\n").skip(1).map(|b| b.split("```").next().unwrap().trim()).collect();
+    assert_eq!(blocks.len(), 2, "{setup}");
+    assert!(blocks[0].contains("cargo install --locked --path crates/cli"), "{}", blocks[0]);
+    assert!(blocks[0].contains("bashrt run "), "{}", blocks[0]);
+    assert_eq!(blocks[1], "cargo test --workspace --locked");
+    assert!(setup.contains(".ci/run"), "{setup}");
+}

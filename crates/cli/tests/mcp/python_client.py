@@ -1,0 +1,292 @@
+"""Drives `bashrt mcp` with the official MCP Python SDK, one scenario per run.
+
+Usage: python_client.py BASHRT STATE_DIR WORK_DIR SCENARIO
+Exits 0 when the scenario passed; an assertion error (with the traceback) otherwise. Every wait is on an
+event (a response, a progress notification, a pidfd), bounded by a generous deadline, never a sleep.
+"""
+
+import hashlib
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+BASHRT, STATE, WORK, SCENARIO = sys.argv[1:5]
+DEADLINE = 60
+
+
+def server(*args):
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": WORK, "BASHRT_STATE_DIR": STATE}
+    return StdioServerParameters(command=BASHRT, args=["mcp", *args], env=env, cwd=WORK)
+
+
+def gone(pid, timeout=DEADLINE):
+    """Waits until process `pid` has exited (its pidfd turns readable); True if it did in time."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+
+
+def text(result):
+    return "".join(block.text for block in result.content)
+
+
+async def session_run(body, *args):
+    async with stdio_client(server(*args)) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            await body(session, init)
+
+
+async def initialize(session, init):
+    assert init.server_info.name == "bashrt", init.server_info
+    assert init.protocol_version in ("2025-06-18", "2025-11-25"), init.protocol_version
+    assert init.capabilities.tools is not None and init.capabilities.resources is not None
+
+
+async def tools(session, init):
+    listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert set(listed) == {"bash", "read_output"}, listed.keys()
+    cli_schema = json.loads(subprocess.run([BASHRT, "schema"], capture_output=True, check=True).stdout)
+    bash = listed["bash"]
+    assert bash.input_schema == cli_schema, (bash.input_schema, cli_schema)
+    assert bash.input_schema["required"] == ["command"]
+    assert bash.output_schema["type"] == "object"
+    assert "exitCode" in bash.output_schema["properties"]
+    assert "artifact://" in bash.description and "read_output" in bash.description
+    read = listed["read_output"]
+    assert read.input_schema["required"] == ["artifactId"]
+    assert set(read.input_schema["properties"]) == {"artifactId", "head", "tail", "lines", "grep"}
+    assert read.output_schema["type"] == "object"
+
+
+async def bash_success(session, init):
+    result = await session.call_tool("bash", {"command": "export GREETING=hello; f() { echo \"$1 $GREETING\"; }"})
+    assert not result.is_error, text(result)
+    result = await session.call_tool("bash", {"command": "f world"})
+    assert not result.is_error, text(result)
+    assert text(result) == "world hello\n", text(result)
+    details = result.structured_content
+    assert details["exitCode"] == 0 and details["outcome"] == {"kind": "exited", "code": 0}, details
+    assert details["cwd"] == WORK, details
+
+
+async def bash_error(session, init):
+    result = await session.call_tool("bash", {"command": "echo out; echo err >&2; sh -c 'exit 3'"})
+    assert result.is_error
+    assert text(result) == "out\nerr\n\nCommand exited with code 3", repr(text(result))
+    assert result.structured_content["exitCode"] == 3
+    assert result.structured_content["failure"] == "error"
+    result = await session.call_tool("bash", {"command": "echo x", "cwd": "no/such/dir"})
+    assert result.is_error and result.structured_content["failure"] == "refused", result
+    # Arguments the schema does not allow are a tool error the model can read, not a protocol error.
+    result = await session.call_tool("bash", {"cmd": "echo x"})
+    assert result.is_error and "Invalid arguments for tool bash" in text(result), text(result)
+
+
+async def blocked(session, init):
+    with open(os.path.join(WORK, "notes.txt"), "w") as f:
+        f.write("secret\n")
+    result = await session.call_tool("bash", {"command": "cat notes.txt"})
+    assert result.is_error, text(result)
+    assert text(result).startswith("Blocked: "), text(result)
+    assert text(result).endswith("Original command: cat notes.txt"), text(result)
+    details = result.structured_content
+    assert details["failure"] == "refused"
+    assert details["interception"]["suggestedTool"] == "read", details
+    # A command the rules do not cover still runs.
+    result = await session.call_tool("bash", {"command": "cat notes.txt | tr a-z A-Z"})
+    assert text(result) == "SECRET\n", text(result)
+
+
+async def not_blocked_without_tools(session, init):
+    with open(os.path.join(WORK, "notes.txt"), "w") as f:
+        f.write("secret\n")
+    result = await session.call_tool("bash", {"command": "cat notes.txt"})
+    assert not result.is_error and text(result) == "secret\n", text(result)
+
+
+async def progress(session, init):
+    gate = os.path.join(WORK, "gate")
+    os.mkfifo(gate)
+    messages = []
+    seen_first = anyio.Event()
+
+    async def on_progress(value, total, message):
+        messages.append((value, message))
+        if message and "first" in message:
+            seen_first.set()
+
+    async def opener():
+        # The command waits for the gate until the client has seen its first line live.
+        await seen_first.wait()
+
+        def release():
+            with open(gate, "w") as f:
+                f.write("go\n")
+
+        await anyio.to_thread.run_sync(release)
+
+    command = f"echo first; read go < {gate}; echo second"
+    with anyio.fail_after(DEADLINE):
+        async with anyio.create_task_group() as group:
+            group.start_soon(opener)
+            result = await session.call_tool("bash", {"command": command}, progress_callback=on_progress)
+    assert text(result) == "first\nsecond\n", text(result)
+    values = [value for value, _ in messages]
+    assert values == sorted(set(values)), values
+    assert messages[0][1] == "first", messages
+    # The last update is not lost to the throttle: the client saw the final line live too.
+    assert messages[-1][1].endswith("second"), messages
+    assert messages[-1][0] == len("first\nsecond\n"), messages
+
+
+async def cancel(session, init):
+    started = anyio.Event()
+    box = {}
+
+    async def on_progress(value, total, message):
+        found = re.search(r"pid=(\d+)", message or "")
+        if found and "pid" not in box:
+            box["pid"] = int(found.group(1))
+            started.set()
+
+    scope = anyio.CancelScope()
+
+    async def call():
+        with scope:
+            await session.call_tool("bash", {"command": "sleep 60 & echo pid=$!; wait"}, progress_callback=on_progress)
+            box["answered"] = True
+
+    with anyio.fail_after(DEADLINE):
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            await started.wait()
+            assert not gone(box["pid"], 0), "sleep is not running"
+            scope.cancel()
+    assert "answered" not in box
+    assert gone(box["pid"]), f"sleep {box['pid']} still runs after the cancel"
+    # The server keeps serving (in a fresh shell: the cancelled command's shell was killed with it).
+    result = await session.call_tool("bash", {"command": "echo still here"})
+    assert text(result).startswith("still here\n"), text(result)
+
+
+async def artifact(session, init):
+    result = await session.call_tool("bash", {"command": "seq 1 100000"})
+    assert not result.is_error
+    truncation = result.structured_content["meta"]["truncation"]
+    artifact_id = truncation["artifactId"]
+    uri = f"artifact://{artifact_id}"
+    assert uri in text(result), text(result)
+    expected = "".join(f"{i}\n" for i in range(1, 100001)).encode()
+    assert truncation["totalBytes"] == len(expected)
+    listed = {r.uri: r for r in (await session.list_resources()).resources}
+    assert uri in listed, listed.keys()
+    assert listed[uri].size == len(expected), listed[uri]
+    assert "seq 1 100000" in (listed[uri].title or ""), listed[uri]
+    contents = (await session.read_resource(uri)).contents
+    assert len(contents) == 1
+    got = contents[0].text.encode()
+    assert hashlib.sha256(got).hexdigest() == hashlib.sha256(expected).hexdigest()
+    templates = (await session.list_resource_templates()).resource_templates
+    assert templates[0].uri_template == "artifact://{id}{?head,tail,lines,grep}", templates
+    window = (await session.read_resource(f"{uri}?lines=99998-100000")).contents[0].text
+    assert window == "99998\n99999\n100000\n", window
+
+
+async def read_output(session, init):
+    result = await session.call_tool("bash", {"command": "for i in $(seq 1 20000); do echo \"line $i\"; done"})
+    artifact_id = result.structured_content["meta"]["truncation"]["artifactId"]
+    window = await session.call_tool("read_output", {"artifactId": f"artifact://{artifact_id}", "lines": "10-12"})
+    assert not window.is_error, text(window)
+    assert text(window) == "line 10\nline 11\nline 12\n", text(window)
+    assert window.structured_content == {"artifactId": artifact_id, "bytes": 24, "truncated": False}
+    window = await session.call_tool("read_output", {"artifactId": artifact_id, "grep": "^line 1999[0-9]$"})
+    assert text(window).splitlines()[0] == "19990:line 19990", text(window)
+    assert len(text(window).splitlines()) == 10
+    window = await session.call_tool("read_output", {"artifactId": artifact_id, "tail": 1})
+    assert text(window) == "line 20000\n", text(window)
+    window = await session.call_tool("read_output", {"artifactId": 999999, "head": 1})
+    assert window.is_error, text(window)
+
+
+async def concurrent(session, init):
+    fifo = os.path.join(WORK, "fifo")
+    os.mkfifo(fifo)
+    results = {}
+
+    async def call(name, command):
+        results[name] = await session.call_tool("bash", {"command": command})
+
+    # The reader finishes only once the writer ran: both calls were in flight at the same time.
+    with anyio.fail_after(DEADLINE):
+        async with anyio.create_task_group() as group:
+            group.start_soon(call, "reader", f"read line < {fifo}; echo got $line")
+            group.start_soon(call, "writer", f"echo hello > {fifo}; echo sent")
+    assert text(results["reader"]) == "got hello\n", text(results["reader"])
+    assert text(results["writer"]) == "sent\n", text(results["writer"])
+
+
+async def disconnect_scenario():
+    box = {}
+    started = anyio.Event()
+
+    async def body(session, init):
+        async def on_progress(value, total, message):
+            found = re.search(r"pid=(\d+)", message or "")
+            if found and "pid" not in box:
+                box["pid"] = int(found.group(1))
+                started.set()
+
+        async def call():
+            await session.call_tool("bash", {"command": "sleep 60 & echo pid=$!; wait"}, progress_callback=on_progress)
+
+        with anyio.fail_after(DEADLINE):
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                await started.wait()
+                # Leaving the client's context closes the server's stdin with the call still running.
+                group.cancel_scope.cancel()
+
+    await session_run(body)
+    assert gone(box["pid"]), f"sleep {box['pid']} outlived the client"
+
+
+SCENARIOS = {
+    "initialize": (initialize, []),
+    "tools": (tools, []),
+    "bash_success": (bash_success, []),
+    "bash_error": (bash_error, []),
+    "blocked": (blocked, ["--tools", "read,grep"]),
+    "blocked_by_setting": (blocked, ["--set", "bashInterceptor.tools=read"]),
+    "not_blocked_without_tools": (not_blocked_without_tools, []),
+    "progress": (progress, []),
+    "cancel": (cancel, []),
+    "artifact": (artifact, []),
+    "read_output": (read_output, []),
+    "concurrent": (concurrent, []),
+}
+
+
+def main():
+    if SCENARIO == "disconnect":
+        anyio.run(disconnect_scenario)
+    else:
+        body, args = SCENARIOS[SCENARIO]
+        anyio.run(session_run, body, *args)
+    print(f"ok {SCENARIO}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+//! `bashrt mcp` driven by real MCP clients that nobody here wrote: the official MCP Python SDK
+//! (`tests/mcp/python_client.py`, one scenario per test) and the MCP Inspector CLI (TypeScript).
+//!
+//! Each client is installed, pinned, into `target/mcp-clients/` the first time (a venv, an npm prefix
+//! with its own Node) and reused after: it needs `python3` with venv and `npm` (`.ci/run` installs
+//! them), and the network once.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The MCP Python SDK version the tests drive.
+const PYTHON_SDK: &str = "mcp==2.3.0";
+/// The MCP Inspector version, and the Node it needs (newer than many machines have).
+const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
+const NODE: &str = "22.23.3";
+
+const BASHRT: &str = env!("CARGO_BIN_EXE_bashrt");
+
+fn clients_dir() -> PathBuf {
+    // target/<profile>/bashrt → target/mcp-clients
+    let target = Path::new(BASHRT).parent().and_then(Path::parent).expect("the binary lives in target/<profile>");
+    target.join("mcp-clients")
+}
+
+/// Runs `install` once per machine (a stamp file names what was installed), under a lock so that two
+/// test processes never install into the same place at once.
+fn installed(name: &str, what: &str, install: impl FnOnce(&Path)) -> PathBuf {
+    let root = clients_dir();
+    std::fs::create_dir_all(&root).unwrap();
+    let lock = File::create(root.join(format!("{name}.lock"))).unwrap();
+    // SAFETY: flock on a descriptor we own; released when `lock` is dropped.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let dir = root.join(name);
+    let stamp = root.join(format!("{name}.installed"));
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(what) {
+        let _ = std::fs::remove_dir_all(&dir);
+        eprintln!("installing {what} into {} (once)", dir.display());
+        install(&dir);
+        std::fs::write(&stamp, what).unwrap();
+    }
+    dir
+}
+
+fn checked(what: &str, output: std::io::Result<Output>) -> Output {
+    let output = output.unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let venv = installed("python", PYTHON_SDK, |dir| {
+            checked(
+                "python3 -m venv (Debian: apt-get install python3-venv)",
+                Command::new("python3").arg("-m").arg("venv").arg(dir).output(),
+            );
+            checked(
+                "pip install",
+                Command::new(dir.join("bin/pip"))
+                    .args(["install", "--quiet", "--disable-pip-version-check", PYTHON_SDK])
+                    .output(),
+            );
+        });
+        venv.join("bin/python")
+    })
+}
+
+/// Runs one scenario of `python_client.py` in a fresh state and work directory.
+fn python_scenario(name: &str) {
+    let python = python();
+    let dir = tempfile::tempdir().unwrap();
+    let (state, work) = (dir.path().join("state"), dir.path().join("work"));
+    std::fs::create_dir(&work).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/python_client.py");
+    let output = Command::new(python).arg(script).arg(BASHRT).arg(&state).arg(&work).arg(name).output();
+    let output = checked(&format!("the Python client's scenario {name}"), output);
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), format!("ok {name}"));
+}
+
+#[test]
+fn python_sdk_initializes() {
+    python_scenario("initialize");
+}
+
+#[test]
+fn python_sdk_lists_the_tools_with_their_schemas() {
+    python_scenario("tools");
+}
+
+#[test]
+fn python_sdk_calls_bash_and_shell_state_persists() {
+    python_scenario("bash_success");
+}
+
+#[test]
+fn python_sdk_sees_a_failed_command_as_is_error() {
+    python_scenario("bash_error");
+}
+
+#[test]
+fn python_sdk_sees_a_blocked_command_when_tools_are_given() {
+    python_scenario("blocked");
+}
+
+#[test]
+fn python_sdk_sees_a_blocked_command_when_the_setting_names_the_tools() {
+    python_scenario("blocked_by_setting");
+}
+
+#[test]
+fn python_sdk_nothing_is_blocked_without_tools() {
+    python_scenario("not_blocked_without_tools");
+}
+
+#[test]
+fn python_sdk_gets_progress_with_the_latest_lines() {
+    python_scenario("progress");
+}
+
+#[test]
+fn python_sdk_cancel_kills_the_running_command() {
+    python_scenario("cancel");
+}
+
+#[test]
+fn python_sdk_reads_a_truncated_output_back_exactly_as_a_resource() {
+    python_scenario("artifact");
+}
+
+#[test]
+fn python_sdk_pages_an_output_with_read_output() {
+    python_scenario("read_output");
+}
+
+#[test]
+fn python_sdk_runs_two_calls_at_once() {
+    python_scenario("concurrent");
+}
+
+#[test]
+fn python_sdk_disconnecting_leaves_no_process() {
+    python_scenario("disconnect");
+}
+
+/// The Inspector's launcher, and the Node that runs it.
+fn inspector() -> &'static (PathBuf, PathBuf) {
+    static INSPECTOR_PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    INSPECTOR_PATHS.get_or_init(|| {
+        let arch = match std::env::consts::ARCH {
+            "x86_64" => "x64",
+            "aarch64" => "arm64",
+            other => other,
+        };
+        let node_package = format!("node-linux-{arch}@{NODE}");
+        let prefix = installed("npm", &format!("{node_package} {INSPECTOR}"), |dir| {
+            checked(
+                "npm install (Debian: apt-get install npm)",
+                Command::new("npm")
+                    .arg("install")
+                    .arg("--prefix")
+                    .arg(dir)
+                    .args(["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", &node_package, INSPECTOR])
+                    .output(),
+            );
+        });
+        let modules = prefix.join("node_modules");
+        (
+            modules.join(format!("node-linux-{arch}/bin/node")),
+            modules.join("@modelcontextprotocol/inspector/clients/launcher/build/index.js"),
+        )
+    })
+}
+
+/// Runs `mcp-inspector --cli --config CONFIG --server bashrt ARGS…` and parses its JSON answer.
+fn inspect(config: &Path, home: &Path, args: &[&str]) -> serde_json::Value {
+    let output = checked(&format!("mcp-inspector {args:?}"), run_inspector(config, home, args));
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn run_inspector(config: &Path, home: &Path, args: &[&str]) -> std::io::Result<Output> {
+    let (node, launcher) = inspector();
+    Command::new(node)
+        .arg(launcher)
+        .arg("--cli")
+        .arg("--config")
+        .arg(config)
+        .args(["--server", "bashrt"])
+        .args(args)
+        .env("HOME", home)
+        .output()
+}
+
+/// A client config made from `bashrt mcp --print-config claude` as printed, with a fixed session (each
+/// Inspector run is a connection of its own) and a private state directory.
+fn inspector_config(dir: &Path) -> PathBuf {
+    let printed =
+        checked("bashrt mcp --print-config", Command::new(BASHRT).args(["mcp", "--print-config", "claude"]).output());
+    let mut config: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
+    let server = &mut config["mcpServers"]["bashrt"];
+    assert_eq!(server["command"], BASHRT);
+    server["args"].as_array_mut().unwrap().extend(["--session".into(), "inspector".into()]);
+    server["env"] =
+        serde_json::json!({ "BASHRT_STATE_DIR": dir.join("state"), "PATH": std::env::var("PATH").unwrap_or_default() });
+    server["cwd"] = dir.display().to_string().into();
+    let path = dir.join("mcp.json");
+    std::fs::write(&path, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn inspector_lists_calls_and_reads_a_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = inspector_config(dir.path());
+    let home = dir.path();
+
+    let listed = inspect(&config, home, &["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bash", "read_output"]);
+    assert_eq!(listed["tools"][0]["inputSchema"]["required"], serde_json::json!(["command"]));
+    assert_eq!(listed["tools"][0]["outputSchema"]["type"], "object");
+
+    let called =
+        inspect(&config, home, &["--method", "tools/call", "--tool-name", "bash", "--tool-arg", "command=echo hi"]);
+    assert_eq!(called["content"][0]["text"], "hi\n", "{called}");
+    assert_eq!(called["structuredContent"]["exitCode"], 0, "{called}");
+    assert_ne!(called["isError"], true, "{called}");
+
+    // The Inspector prints an isError result, then fails.
+    let failed = run_inspector(
+        &config,
+        home,
+        &["--method", "tools/call", "--tool-name", "bash", "--tool-arg", "command=exit 4"],
+    )
+    .unwrap();
+    assert!(!failed.status.success());
+    let failed: serde_json::Value = serde_json::from_slice(&failed.stdout).unwrap();
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert_eq!(failed["structuredContent"]["exitCode"], 4, "{failed}");
+
+    let long = inspect(
+        &config,
+        home,
+        &["--method", "tools/call", "--tool-name", "bash", "--tool-arg", "command=seq 1 100000"],
+    );
+    let id = &long["structuredContent"]["meta"]["truncation"]["artifactId"];
+    assert!(id.is_u64(), "{long}");
+    // A later connection of the same session reads the artifact the earlier one made.
+    let uri = format!("artifact://{id}");
+    let read = inspect(&config, home, &["--method", "resources/read", "--uri", &uri]);
+    let expected: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+    assert!(read["contents"][0]["text"] == expected.as_str(), "the artifact did not read back whole");
+    let window = inspect(&config, home, &["--method", "resources/read", "--uri", &format!("{uri}?tail=2")]);
+    assert_eq!(window["contents"][0]["text"], "99999\n100000\n");
+}

@@ -1,0 +1,107 @@
+//! One `bash` call: the tool call of `bashrt-core` on a blocking thread, its output as progress, a
+//! cancellation from the client as the call's cancel, and the result in the protocol's shape.
+//!
+//! Promises: the call never answers before its command's tree is gone (a cancel waits for the kill);
+//! every outcome, a refused call included, is a tool result (`isError` for failures), never a protocol
+//! error; the details are the `structuredContent`, as the tool's `outputSchema` declares.
+
+use std::sync::Arc;
+
+use bashrt_core::result::ToolResult;
+use bashrt_core::tool::{BashParams, CallContext};
+use bashrt_core::CancelToken;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::Value;
+
+use crate::handler::State;
+use crate::progress::Progress;
+use crate::tools::BASH_TOOL;
+
+/// Runs one `bash` call to its end.
+pub async fn bash(
+    state: Arc<State>,
+    arguments: Option<JsonObject>,
+    context: RequestContext<RoleServer>,
+) -> CallToolResult {
+    let params: BashParams = match serde_json::from_value(Value::Object(arguments.unwrap_or_default())) {
+        Ok(params) => params,
+        Err(e) => return error_text(format!("Invalid arguments for tool {BASH_TOOL}: {e}")),
+    };
+    let cancel = match CancelToken::new() {
+        Ok(cancel) => cancel,
+        Err(e) => return error_text(format!("cannot create a cancel token: {e}")),
+    };
+    let running = match state.calls.register(cancel.clone()) {
+        Ok(running) => running,
+        Err(refused) => return error_text(refused.to_string()),
+    };
+    let progress = context.meta.get_progress_token().map(|token| Progress::start(context.peer.clone(), token));
+    let tail = progress.as_ref().map(Progress::tail);
+    let job = {
+        let (state, cancel) = (state.clone(), cancel.clone());
+        move || {
+            let ctx = CallContext {
+                session_cwd: state.cwd.clone(),
+                artifacts: state.artifacts.clone(),
+                tool_names: state.tool_names.clone(),
+                cancel,
+                on_update: None,
+            };
+            let result = match tail {
+                Some(tail) => state.tool.execute_streaming(&params, ctx, &mut |chunk| tail.push(chunk)),
+                None => state.tool.execute(&params, ctx),
+            };
+            (params, result)
+        }
+    };
+    let mut handle = tokio::task::spawn_blocking(job);
+    let joined = tokio::select! {
+        joined = &mut handle => joined,
+        () = context.ct.cancelled() => {
+            // The client cancelled (or the server is shutting down): kill the tree, then wait for the
+            // executor to report it gone.
+            cancel.cancel();
+            handle.await
+        }
+    };
+    if let Some(progress) = progress {
+        progress.finish().await;
+    }
+    drop(running);
+    match joined {
+        Ok((params, result)) => {
+            if let Some(id) = artifact_of(&result) {
+                state.commands.record(id, params.command.trim());
+            }
+            to_protocol(result)
+        }
+        Err(e) => {
+            tracing::error!("a bash call failed: {e}");
+            error_text(format!("the call failed inside bashrt: {e}"))
+        }
+    }
+}
+
+/// The artifact holding the full output, when the view left some of it out.
+fn artifact_of(result: &ToolResult) -> Option<u64> {
+    result.details.meta.as_ref()?.truncation.artifact_id.map(|id| id.0)
+}
+
+/// The tool result as MCP carries it: the text as content, `isError`, the details as structured
+/// content.
+fn to_protocol(result: ToolResult) -> CallToolResult {
+    let content = vec![ContentBlock::text(result.text())];
+    let mut answer = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    match serde_json::to_value(&result.details) {
+        Ok(details) => answer.structured_content = Some(details),
+        Err(e) => tracing::error!("cannot serialize the details of a result: {e}"),
+    }
+    answer
+}
+
+/// A call that did not run, as an error result the model reads.
+pub fn error_text(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}

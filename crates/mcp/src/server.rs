@@ -1,0 +1,164 @@
+//! The server's life: set up the connection's session, serve stdio until the client goes away or a
+//! shutdown is asked for, then end every call and every process.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bashrt_core::session::SessionName;
+use bashrt_core::Runtime;
+use rmcp::service::QuitReason;
+use rmcp::ServiceExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::calls::Calls;
+use crate::handler::{Handler, State};
+use crate::resources::Commands;
+use crate::stdout::WatchedOutput;
+
+/// How the server is set up.
+pub struct ServerConfig {
+    /// Settings, shells, state directory: what every call uses.
+    pub runtime: Arc<Runtime>,
+    /// The connection's session (its artifacts and its place in the state directory).
+    pub session: SessionName,
+    /// Where calls run when they give no `cwd`, and what a relative `cwd` is resolved against.
+    pub cwd: PathBuf,
+    /// The tools the client has, for interception: a rule blocks a command only when the tool it
+    /// suggests is one of these.
+    pub tool_names: Vec<String>,
+}
+
+/// Why [`Server::serve_stdio`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ending {
+    /// The client closed stdin (or never initialized).
+    InputClosed,
+    /// A shutdown was asked for, or the client stopped reading (stdout broke).
+    Shutdown,
+}
+
+/// Why the server could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The async runtime could not start.
+    #[error("cannot start the server's runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// Ends [`Server::serve_stdio`] as the end of stdin would; callable from any thread (a signal thread).
+#[derive(Clone)]
+pub struct ShutdownHandle(CancellationToken);
+
+impl ShutdownHandle {
+    /// Asks the server to stop: running calls are cancelled and every process is killed.
+    pub fn shutdown(&self) {
+        self.0.cancel();
+    }
+}
+
+/// An MCP server for one client connection on stdin/stdout.
+pub struct Server {
+    config: ServerConfig,
+    stop: CancellationToken,
+}
+
+impl Server {
+    /// A server; nothing starts before [`Server::serve_stdio`].
+    pub fn new(config: ServerConfig) -> Self {
+        Self { config, stop: CancellationToken::new() }
+    }
+
+    /// A handle that stops the server from another thread.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle(self.stop.clone())
+    }
+
+    /// Serves the client on stdin/stdout until it goes away or a shutdown is asked for; returns after
+    /// every call ended and every process the server started was killed.
+    pub fn serve_stdio(self) -> Result<Ending, ServeError> {
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
+        let ending = runtime.block_on(self.serve());
+        // A blocking stdin read (stdin not a pipe) never returns by itself: leave it behind.
+        runtime.shutdown_background();
+        Ok(ending)
+    }
+
+    async fn serve(self) -> Ending {
+        let Server { config, stop } = self;
+        let state = Arc::new(state_of(config));
+        for warning in state.tool.warnings() {
+            tracing::warn!("{warning}");
+        }
+        if state.tool.settings().snapshot {
+            // Capture the user's snapshot while the client initializes, not in its first call.
+            let runtime = state.tool.runtime().clone();
+            drop(tokio::task::spawn_blocking(move || runtime.warm_up()));
+        }
+        let (input, output) = rmcp::transport::io::stdio_pipes();
+        let output = WatchedOutput::new(output, stop.clone());
+        let ending = match Handler::new(state.clone()).serve_with_ct((input, output), stop.clone()).await {
+            Ok(service) => match service.waiting().await {
+                Ok(QuitReason::Closed) => Ending::InputClosed,
+                Ok(_) => Ending::Shutdown,
+                Err(e) => {
+                    tracing::error!("the server's task failed: {e}");
+                    Ending::Shutdown
+                }
+            },
+            Err(e) => {
+                tracing::info!("the client left before initializing: {e}");
+                Ending::InputClosed
+            }
+        };
+        stop.cancel();
+        finish(state).await;
+        ending
+    }
+}
+
+fn state_of(config: ServerConfig) -> State {
+    let ServerConfig { runtime, session, cwd, tool_names } = config;
+    let agent_session = match runtime.state_dir() {
+        Some(_) => match runtime.session(&session, cwd.clone()) {
+            Ok(session) => Some(session),
+            Err(e) => {
+                tracing::warn!("no session {}: {e}; outputs are not kept", session.as_str());
+                None
+            }
+        },
+        None => None,
+    };
+    let artifacts = agent_session.as_ref().map(|s| s.session().artifacts());
+    let tools = crate::tools::list(runtime.settings());
+    State {
+        tool: runtime.tool(),
+        cwd,
+        tool_names,
+        _session: agent_session,
+        artifacts,
+        calls: Arc::new(Calls::default()),
+        commands: Commands::default(),
+        tools,
+    }
+}
+
+/// Cancels what still runs, waits for it, then kills every process the runtime started.
+async fn finish(state: Arc<State>) {
+    state.calls.close();
+    let ended = tokio::task::spawn_blocking(move || {
+        state.calls.wait_idle();
+        let runtime = state.tool.runtime();
+        let killed = runtime.shutdown(Duration::from_millis(runtime.settings().kill_grace_ms));
+        if killed > 0 {
+            tracing::info!("killed {killed} process(es) left running by commands");
+        }
+    })
+    .await;
+    if let Err(e) = ended {
+        tracing::error!("the shutdown failed: {e}");
+    }
+}
