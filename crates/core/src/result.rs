@@ -557,8 +557,10 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
         text = "(no output)".to_string();
     }
     let mut notices = shaped.notices;
-    if let ShellEvent::Replaced { .. } = &report.shell {
-        notices.push(format!("[Shell restarted: {}]", report.shell));
+    match &report.shell {
+        ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
+        ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
+        _ => {}
     }
     if report.timeout.clamped {
         notices.push(format!(

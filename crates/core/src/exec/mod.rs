@@ -202,6 +202,13 @@ pub enum ShellEvent {
         /// Why the previous shell is gone.
         reason: ReplaceReason,
     },
+    /// The long-lived shell that ran this command broke or was killed during it (it stopped, stopped
+    /// answering, or did not come back from an abort): its state is gone, and the next call of its
+    /// key starts a fresh one.
+    Lost {
+        /// What happened to it, as the next call will say.
+        reason: ReplaceReason,
+    },
     /// A fresh shell for this call only; no state from earlier calls except the snapshot.
     OneShot {
         /// Why no long-lived shell ran it.
@@ -239,6 +246,13 @@ pub enum ReplaceReason {
     /// A call failed inside the runtime (an I/O error, a panicking output consumer); its shell was
     /// killed rather than trusted.
     CallFailed,
+    /// Its command stopped it (`kill -STOP $$`): a stopped shell never answers.
+    Stopped,
+    /// It stopped answering: its command disabled what the runner needs (`enable -n printf`,
+    /// `set -n`, a DEBUG trap that skips commands, a function named `builtin`).
+    Unresponsive,
+    /// It could no longer enter a directory that exists (a `cd` broken by its commands).
+    CannotCd,
 }
 
 impl fmt::Display for ReplaceReason {
@@ -256,6 +270,11 @@ impl fmt::Display for ReplaceReason {
             }
             Self::Broken => f.write_str("the previous shell could no longer open a command's input or output"),
             Self::CallFailed => f.write_str("the previous call failed inside the runtime and its shell was killed"),
+            Self::Stopped => f.write_str("the previous shell was stopped (SIGSTOP) by its command and was killed"),
+            Self::Unresponsive => f.write_str(
+                "the previous shell stopped answering (its command disabled what bashrt needs) and was killed",
+            ),
+            Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
         }
     }
 }
@@ -302,8 +321,23 @@ impl fmt::Display for ShellEvent {
             Self::Started => f.write_str("started a new shell"),
             Self::Reused => f.write_str("reused the shell of earlier calls"),
             Self::Replaced { reason } => write!(f, "{reason}; started a fresh one"),
+            Self::Lost { reason } => write!(f, "{}; the next command starts a fresh one", lost_text(reason)),
             Self::OneShot { reason } => write!(f, "ran in a one-shot shell: {reason}"),
         }
+    }
+}
+
+/// What happened to a shell during the call that lost it, in that call's words.
+fn lost_text(reason: &ReplaceReason) -> String {
+    match reason {
+        ReplaceReason::Stopped => "the command stopped its shell (SIGSTOP); the shell was killed".to_string(),
+        ReplaceReason::Unresponsive => {
+            "the shell stopped answering (the command disabled what bashrt needs); it was killed".to_string()
+        }
+        ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
+            "the shell did not come back from the interrupt within the grace period; it was killed".to_string()
+        }
+        other => other.to_string(),
     }
 }
 

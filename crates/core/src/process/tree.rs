@@ -54,6 +54,26 @@ pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &
     tracing::debug!(root = root.as_raw(), "process tree terminated");
 }
 
+/// [`terminate_sparing`], except for `root` itself: what a long-lived shell's command started, killed
+/// while the shell lives on (an abort that keeps the shell, like Ctrl-C at a prompt). The shell's
+/// group is then signalled member by member, never as a whole.
+pub(crate) fn terminate_descendants(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
+    let mut tree = Tree::new(root, group, spare);
+    tree.spare_root = true;
+    tree.shared_groups.insert(group.as_raw());
+    terminate_tree(tree, grace);
+}
+
+/// Sends `signal` once to what `root` (a long-lived shell) currently runs besides itself and `spare`:
+/// the first step of an interrupt, as a terminal's Ctrl-C sends SIGINT to the foreground job.
+pub(crate) fn signal_descendants(root: Pid, group: Pid, spare: &[ProcEntry], signal: Signal) {
+    let mut tree = Tree::new(root, group, spare);
+    tree.spare_root = true;
+    tree.shared_groups.insert(group.as_raw());
+    tree.extend();
+    tree.signal(signal);
+}
+
 /// [`terminate`] for a one-shot call, whose processes also carry `marker` in their environment:
 /// those are killed too wherever they are (a `setsid -f` child orphaned before the kill).
 pub(crate) fn terminate_call(root: Pid, group: Pid, grace: Duration, marker: &CallMarker) {
@@ -394,6 +414,8 @@ struct Tree<'a> {
     shared_groups: HashSet<i32>,
     /// Processes carrying this call's marker are members wherever they are.
     marker: Option<&'a CallMarker>,
+    /// The root itself is not a member (it is seeded, so that its children are).
+    spare_root: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -409,6 +431,7 @@ impl<'a> Tree<'a> {
             spare,
             shared_groups: HashSet::new(),
             marker: None,
+            spare_root: false,
         }
     }
 
@@ -422,11 +445,9 @@ impl<'a> Tree<'a> {
             return 0;
         };
         let mut known: HashSet<i32> = self.members.iter().map(|m| m.pid).collect();
-        let root_is_new = !known.contains(&self.root);
-        if root_is_new {
-            // A seed, so that its children count even if it is a zombie by now.
-            known.insert(self.root);
-        }
+        let root_is_new = !known.contains(&self.root) && !self.spare_root;
+        // A seed, so that its children count even if it is a zombie by now.
+        known.insert(self.root);
         let excluded = spared(&table, self.spare);
         self.shared_groups.extend(table.iter().filter(|e| excluded.contains(&e.pid)).map(|e| e.pgid));
         let marked: Vec<ProcEntry> = match self.marker {
