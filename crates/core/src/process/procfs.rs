@@ -33,7 +33,7 @@ pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
 }
 
 /// How many pids below the last one handed out [`visit_pids`] probes first: the newest processes.
-const FRONTIER_BEHIND: i32 = 16;
+const FRONTIER_BEHIND: i32 = 64;
 /// Probes of the newest pids per [`visit_pids`] call, at most.
 const FRONTIER_ROUNDS: usize = 32;
 

@@ -47,9 +47,11 @@ quiet=0
 for ((round = 0; round < 200 && quiet < 3; round++)); do
   found=0
   for d in /proc/[0-9]*; do check "${d#/proc/}"; done
-  # The newest pids: where a process that forks and exits over and over is.
-  read -r _ _ _ _ last _ < /proc/loadavg
-  for ((p = last - 16; p <= last; p++)); do [[ -e /proc/$p ]] && check "$p"; done
+  # The newest pids, a few times: where a process that forks and exits over and over is.
+  for ((probe = 0; probe < 8; probe++)); do
+    read -r _ _ _ _ last _ < /proc/loadavg
+    for ((p = last - 64; p <= last; p++)); do [[ -e /proc/$p ]] && check "$p"; done
+  done
   if ((found)); then quiet=0; else ((quiet++)); fi
 done
 "#;
