@@ -487,7 +487,11 @@ fn split_tail_view(
                 None => format!(
                     "[Showing the last {stdout_shown} of {} lines of stdout and {} of stderr{limit}. {where_full}]",
                     split.stdout_lines,
-                    if cut_bytes { "the end".to_string() } else { format!("all {} lines", split.stderr_lines) },
+                    if cut_bytes {
+                        "the end".to_string()
+                    } else {
+                        format!("all {} line{}", split.stderr_lines, if split.stderr_lines == 1 { "" } else { "s" })
+                    },
                 ),
             });
         }

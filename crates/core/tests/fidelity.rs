@@ -135,7 +135,7 @@ fn stderr_beside_an_extracted_tail_is_whole() {
     let result = env.run("{ echo err >&2; seq 10; } | tail -n 2");
     assert!(
         notices(&result)
-            .contains("[Showing the last 2 of 10 lines of stdout and all 1 lines of stderr. Full: artifact://"),
+            .contains("[Showing the last 2 of 10 lines of stdout and all 1 line of stderr. Full: artifact://"),
         "{}",
         result.text()
     );
