@@ -88,9 +88,18 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     let _ = interrupted;
     // Nothing bashrt started outlives it: background processes of the call are stopped now, before we
-    // exit, rather than by the reaper shortly after.
+    // exit, rather than by the reaper shortly after. The result said "still running": say what became
+    // of them (on stderr, the result stays as printed).
     drop(tool);
     drop(runtime);
+    let left = result.details.background_processes;
+    if left > 0 {
+        let s = if left == 1 { "" } else { "es" };
+        eprintln!(
+            "bashrt: stopped {left} background process{s} on exit (`bashrt run` ends with its command; \
+             `bashrt rpc` keeps a session's background processes)"
+        );
+    }
     exit_status(&result)
 }
 

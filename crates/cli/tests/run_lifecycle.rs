@@ -63,6 +63,10 @@ fn background_process_does_not_hold_the_call() {
     assert_eq!(v["details"]["backgroundProcesses"], 1);
     // Nothing bashrt started outlives it.
     assert!(!alive(pid), "background pid {pid} outlived bashrt");
+    // And it says so.
+    let out = env.run(&["--timeout", "60"], "sleep 30 & echo started");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bashrt: stopped 1 background process on exit"), "{stderr}");
 }
 
 #[test]

@@ -45,7 +45,8 @@ fn json_result_has_the_reference_shape_in_camel_case() {
 fn yes_piped_to_head_returns_at_once_with_three_lines() {
     let env = Env::new();
     let (v, code) = env.run_json(&["--timeout", "60"], "yes | head -n 3");
-    assert_eq!(text(&v), "y\ny\ny\n");
+    // The extracted limit says which lines are shown, as an extracted tail does.
+    assert_eq!(text(&v), "y\ny\ny\n\n[Showing lines 1-3; head -n 3 stopped the command there]");
     assert_eq!(code, 0);
     assert_eq!(v["details"]["timedOut"], false);
     assert_eq!(v["details"]["normalization"]["extracted"]["kind"], "head");
@@ -56,7 +57,7 @@ fn yes_piped_to_head_returns_at_once_with_three_lines() {
 fn head_keeps_the_real_first_lines_of_a_long_output() {
     let env = Env::new();
     let out = env.run(&["--timeout", "60"], "seq 1 1000000 | head -5");
-    assert_eq!(stdout(&out), "1\n2\n3\n4\n5\n");
+    assert_eq!(stdout(&out), "1\n2\n3\n4\n5\n\n[Showing lines 1-5; head -n 5 stopped the command there]\n");
 }
 
 #[test]

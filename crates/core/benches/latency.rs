@@ -5,9 +5,9 @@
 //!
 //! - `floor-driven`: a bare `bash --noprofile --norc` on two pipes, driven the way docs/design.md ("Delivering a command")
 //!   measured the floor: write `CMD; printf '\n__END_%d_%s__\n' $? ID` and read to the sentinel.
-//! - `floor-protocol` (diagnostic): bashrt's own shell protocol (exec/protocol.rs: runner and command in
-//!   memfds sourced by `/proc` path, a fresh output pipe per call opened by path, the report on a
-//!   socket) driven by hand with blocking reads and nothing else: what a pooled call costs in bash.
+//! - `floor-protocol` (diagnostic): the shell protocol bashrt used before its runner loop (runner and
+//!   command in memfds sourced by `/proc` path, a fresh output pipe per call opened by path, the report
+//!   on a socket) driven by hand with blocking reads: a reference for what a pooled call costs in bash.
 //! - `floor-fresh`: a fresh `bash -c CMD` per call (std `Command`, which uses posix_spawn here), waited.
 //! - `pool`: `ShellPool::execute` itself, the raw executor round trip of a tool call
 //!   (`CwdMode::Set`: the runner `cd`s to the call's directory every time), one cancel token reused.

@@ -143,6 +143,8 @@ pub struct AgentSession {
     runtime: Arc<Runtime>,
     session: Session,
     cwd: Mutex<PathBuf>,
+    /// Where the session started: where a command runs when the session's directory is gone.
+    start: PathBuf,
     log: Mutex<()>,
 }
 
@@ -153,7 +155,7 @@ impl AgentSession {
         if let Some(retention) = runtime.retention() {
             retention.hold(session.dir());
         }
-        Self { runtime, session, cwd: Mutex::new(cwd), log: Mutex::new(()) }
+        Self { runtime, session, start: cwd.clone(), cwd: Mutex::new(cwd), log: Mutex::new(()) }
     }
 
     /// The session's name, which also keys its shell.
@@ -179,12 +181,28 @@ impl AgentSession {
     /// Runs the command as typed; never fails: problems are in the result.
     pub fn execute_bash(&self, command: &str, options: BashOptions<'_>) -> BashResult {
         let started_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-        let cwd = self.cwd();
-        let mut result = self.run(command, &cwd, options);
+        let mut cwd = self.cwd();
+        // A directory deleted (or replaced by a file) from outside does not end the session: the
+        // command runs where the session started, and says why.
+        let mut moved = None;
+        if !cwd.is_dir() && cwd != self.start && self.start.is_dir() {
+            let reason = match std::fs::metadata(&cwd) {
+                Err(e) => e.to_string(),
+                Ok(_) => "not a directory".to_string(),
+            };
+            moved = Some(format!(
+                "[Working directory {} is gone ({reason}); ran in {} instead]",
+                cwd.display(),
+                self.start.display()
+            ));
+            cwd = self.start.clone();
+        }
+        let mut result = self.run(command, &cwd, options, moved);
         if result.error.is_none() {
-            if let Ok(path) = std::fs::canonicalize(&result.cwd) {
-                *self.cwd.lock().unwrap_or_else(PoisonError::into_inner) = path;
-            }
+            // Kept even when it no longer exists (the command deleted it): `cwd()` and the result
+            // agree, and the next command says where it ran instead.
+            let path = std::fs::canonicalize(&result.cwd).unwrap_or_else(|_| PathBuf::from(&result.cwd));
+            *self.cwd.lock().unwrap_or_else(PoisonError::into_inner) = path;
             let (command, command_bytes) = if command.len() > LOG_COMMAND_MAX {
                 let cut = crate::sink::complete_utf8_len(&command.as_bytes()[..LOG_COMMAND_MAX]);
                 (command[..cut].to_string(), Some(command.len() as u64))
@@ -208,7 +226,7 @@ impl AgentSession {
         result
     }
 
-    fn run(&self, command: &str, cwd: &Path, options: BashOptions<'_>) -> BashResult {
+    fn run(&self, command: &str, cwd: &Path, options: BashOptions<'_>, moved: Option<String>) -> BashResult {
         if !cwd.is_dir() {
             return refused(cwd, format!("Working directory does not exist: {}", cwd.display()));
         }
@@ -240,7 +258,7 @@ impl AgentSession {
         };
         match run(&self.runtime, spec) {
             Ok(report) => {
-                let mut result = shape_bash_result(report);
+                let mut result = shape_bash_result(report, moved);
                 result.full_output_path = result
                     .artifact_id
                     .and_then(|id| artifacts.resolve(&id.url()).ok())
@@ -399,12 +417,15 @@ fn read_line_capped(reader: &mut impl std::io::BufRead, line: &mut Vec<u8>, cap:
 
 /// The session's back: a [`BashResult`] from the run stage's report. The output keeps what the model
 /// view keeps; notices (truncation, a replaced shell, a timeout or cancel) follow it after a blank line.
-fn shape_bash_result(report: RunReport<'_>) -> BashResult {
+fn shape_bash_result(report: RunReport<'_>, moved: Option<String>) -> BashResult {
     let shaped = shape_output(&report);
     let (total_lines, total_bytes) = (report.output.total_lines(), report.output.total_bytes());
     let mut notices = shaped.notices;
-    if let ShellEvent::Replaced { .. } = &report.shell {
-        notices.push(format!("[Shell restarted: {}]", report.shell));
+    notices.extend(moved);
+    match &report.shell {
+        ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
+        ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
+        _ => {}
     }
     match report.outcome {
         Outcome::TimedOut => notices.push(timed_out_notice(report.timeout.applied_secs)),

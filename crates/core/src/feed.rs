@@ -21,6 +21,12 @@ pub struct Feed<'a> {
     sink: OutputSink,
     stop_after: Option<u64>,
     lines_seen: u64,
+    /// An extracted `| tail -n N`, applied to stdout alone once the executor splits it off.
+    tail_of_stdout: Option<u64>,
+    /// Bytes of each stream kept for the tail view when stdout is split (rolling).
+    split_keep: usize,
+    split: Option<Split>,
+    output_left_open: bool,
     on_chunk: Option<ChunkCallback<'a>>,
     on_update: Option<UpdateCallback<'a>>,
     last_update: Option<Instant>,
@@ -29,7 +35,28 @@ pub struct Feed<'a> {
 
 impl<'a> Feed<'a> {
     pub fn new(sink: OutputSink, view: ViewOptions) -> Self {
-        Self { sink, stop_after: None, lines_seen: 0, on_chunk: None, on_update: None, last_update: None, view }
+        Self {
+            sink,
+            stop_after: None,
+            lines_seen: 0,
+            tail_of_stdout: None,
+            split_keep: 0,
+            split: None,
+            output_left_open: false,
+            on_chunk: None,
+            on_update: None,
+            last_update: None,
+            view,
+        }
+    }
+
+    /// The extracted `| tail -n N` (if any), and how many bytes of each stream to keep for it: when
+    /// the executor splits stdout off, the view is what that stage would have let through — stderr
+    /// whole, then the last `N` lines of stdout.
+    pub fn tail_of_stdout(mut self, lines: Option<u64>, keep_bytes: usize) -> Self {
+        self.tail_of_stdout = lines;
+        self.split_keep = keep_bytes;
+        self
     }
 
     /// Stop reading (the producer gets SIGPIPE on its next write) once `lines` lines have arrived.
@@ -53,26 +80,38 @@ impl<'a> Feed<'a> {
     pub fn into_sink(self) -> OutputSink {
         self.sink
     }
-}
 
-impl OutputConsumer for Feed<'_> {
-    fn consume(&mut self, chunk: &[u8]) -> Flow {
-        let mut flow = Flow::Continue;
-        let mut chunk = chunk;
-        if let Some(limit) = self.stop_after {
-            let wanted = limit.saturating_sub(self.lines_seen);
-            if wanted == 0 {
-                return Flow::Stop;
+    /// What the split streams came to (`None` when the executor did not split stdout off).
+    pub fn split_report(&self) -> Option<SplitReport> {
+        let split = self.split.as_ref()?;
+        let tail = self.tail_of_stdout.map(|n| {
+            let stdout = crate::result::last_lines(&split.stdout_kept, n);
+            let stderr = split.stderr_kept.as_slice();
+            let mut text = Vec::with_capacity(stderr.len() + 1 + stdout.len());
+            text.extend_from_slice(stderr);
+            if !stderr.is_empty() && !stderr.ends_with(b"\n") && !stdout.is_empty() {
+                // The terminal would show tail's first line after the unfinished stderr line too,
+                // but the view counts lines: keep them apart.
+                text.push(b'\n');
             }
-            match memchr::memchr_iter(b'\n', chunk).nth((wanted - 1) as usize) {
-                Some(pos) => {
-                    chunk = &chunk[..=pos];
-                    self.lines_seen = limit;
-                    flow = Flow::Stop;
-                }
-                None => self.lines_seen += bytecount::count(chunk, b'\n') as u64,
-            }
-        }
+            text.extend_from_slice(stdout);
+            SplitTail { text, shown_stdout_lines: crate::result::count_lines(stdout) }
+        });
+        Some(SplitReport {
+            stdout_lines: split.stdout_lines,
+            stderr_lines: split.stderr_lines,
+            stopped: split.stopped,
+            tail,
+        })
+    }
+
+    /// Whether the executor returned while processes still held the output open.
+    pub fn output_left_open(&self) -> bool {
+        self.output_left_open
+    }
+
+    /// Sink, live chunk and live view: where every byte read goes.
+    fn deliver(&mut self, chunk: &[u8]) {
         self.sink.push(chunk);
         if let Some(on_chunk) = self.on_chunk.as_mut() {
             on_chunk(chunk);
@@ -86,6 +125,125 @@ impl OutputConsumer for Feed<'_> {
                 }
             }
         }
+    }
+}
+
+/// The state of a split execution: stdout counted apart from stderr.
+#[derive(Default)]
+struct Split {
+    stdout_lines: u64,
+    stderr_lines: u64,
+    /// The head limit was reached and the producer stopped.
+    stopped: bool,
+    /// The last bytes of each stream, for the tail view (empty without an extracted tail).
+    stdout_kept: Vec<u8>,
+    stderr_kept: Vec<u8>,
+}
+
+/// What a split execution's streams came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitReport {
+    /// Lines the command wrote to stdout (up to the head limit, when one stopped it).
+    pub stdout_lines: u64,
+    /// Lines written to stderr, by every stage and by bash.
+    pub stderr_lines: u64,
+    /// The extracted head limit was reached: the producer was stopped there.
+    pub stopped: bool,
+    /// With an extracted tail: what that stage would have let through.
+    pub tail: Option<SplitTail>,
+}
+
+/// What an extracted `| tail -n N` would have let through: stderr whole (its last bytes when
+/// huge), then the last `N` lines of stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitTail {
+    /// The bytes, raw.
+    pub text: Vec<u8>,
+    /// Lines of stdout in `text`.
+    pub shown_stdout_lines: u64,
+}
+
+/// The part of `chunk` within the first `limit` lines, given `seen` lines before it (updated), and
+/// whether the limit is reached.
+fn up_to_line<'c>(chunk: &'c [u8], seen: &mut u64, limit: u64) -> (&'c [u8], Flow) {
+    let wanted = limit.saturating_sub(*seen);
+    if wanted == 0 {
+        return (&chunk[..0], Flow::Stop);
+    }
+    match memchr::memchr_iter(b'\n', chunk).nth((wanted - 1) as usize) {
+        Some(pos) => {
+            *seen = limit;
+            (&chunk[..=pos], Flow::Stop)
+        }
+        None => {
+            *seen += bytecount::count(chunk, b'\n') as u64;
+            (chunk, Flow::Continue)
+        }
+    }
+}
+
+/// Appends `chunk` to `kept`, keeping its last `keep` bytes (trimming in steps, not per chunk).
+fn keep_last(kept: &mut Vec<u8>, chunk: &[u8], keep: usize) {
+    kept.extend_from_slice(chunk);
+    if kept.len() > keep.saturating_mul(2) {
+        let cut = kept.len() - keep;
+        kept.drain(..cut);
+    }
+}
+
+impl OutputConsumer for Feed<'_> {
+    fn stdout_split(&mut self) {
+        self.split = Some(Split::default());
+    }
+
+    fn consume_stdout(&mut self, chunk: &[u8]) -> Flow {
+        let keep = self.split_keep;
+        let tail = self.tail_of_stdout.is_some();
+        let stop_after = self.stop_after;
+        let Some(split) = self.split.as_mut() else {
+            return self.consume(chunk);
+        };
+        let mut chunk = chunk;
+        let mut flow = Flow::Continue;
+        if let Some(limit) = stop_after {
+            (chunk, flow) = up_to_line(chunk, &mut split.stdout_lines, limit);
+            split.stopped = flow == Flow::Stop;
+            if chunk.is_empty() && split.stopped {
+                return flow;
+            }
+        } else {
+            split.stdout_lines += bytecount::count(chunk, b'\n') as u64;
+        }
+        if tail {
+            keep_last(&mut split.stdout_kept, chunk, keep);
+        }
+        self.deliver(chunk);
+        flow
+    }
+
+    fn output_left_open(&mut self) {
+        self.output_left_open = true;
+    }
+
+    fn consume(&mut self, chunk: &[u8]) -> Flow {
+        if let Some(split) = self.split.as_mut() {
+            // Stderr: no limit applies to it.
+            split.stderr_lines += bytecount::count(chunk, b'\n') as u64;
+            if self.tail_of_stdout.is_some() {
+                keep_last(&mut split.stderr_kept, chunk, self.split_keep);
+            }
+            self.deliver(chunk);
+            return Flow::Continue;
+        }
+        let mut flow = Flow::Continue;
+        let mut chunk = chunk;
+        if let Some(limit) = self.stop_after {
+            (chunk, flow) = up_to_line(chunk, &mut self.lines_seen, limit);
+            if chunk.is_empty() && flow == Flow::Stop {
+                return flow;
+            }
+        }
+        self.deliver(chunk);
         flow
     }
 }

@@ -16,7 +16,9 @@ use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
 use crate::sink::{SinkOutput, Spill};
 use crate::validate::Timeout;
-use crate::view::{format_size, looks_binary, model_view, View, ViewOptions};
+use crate::view::{
+    describe_binary_tail, format_size, looks_binary, model_view, model_view_detailed, View, ViewOptions,
+};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
 #[derive(Debug, Clone, Serialize)]
@@ -91,6 +93,10 @@ pub struct Details {
     pub timeout_ms: Option<u64>,
     /// Processes the command left running.
     pub background_processes: u32,
+    /// The call returned while processes the command left still held its output open: what they
+    /// printed after that is not in the output.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub output_left_open: bool,
     /// Which shell ran the command: a long-lived one started or reused, a replacement (and why), or a
     /// one-shot shell (and why).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -229,6 +235,12 @@ pub struct RunReport<'a> {
     /// Which shell ran it. A replaced shell lost the state earlier calls set (variables, functions),
     /// and the model must know.
     pub shell: ShellEvent,
+    /// With an extracted stage whose stdout the executor split off: how the streams went.
+    pub split: Option<crate::feed::SplitReport>,
+    /// The extracted `| head -n N`, when there was one.
+    pub extracted_head: Option<u64>,
+    /// The call returned while processes the command left still held its output open.
+    pub output_left_open: bool,
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the
@@ -259,8 +271,24 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         Spill::None => (None, None, 0),
     };
     let where_full = || where_full(artifact_id, dropped, artifact_error.as_deref(), report.artifacts_available);
+    if let Some((split, tail)) = report.split.as_ref().and_then(|s| Some((s, s.tail.as_ref()?))) {
+        let mut shaped = split_tail_view(report, split, tail, &where_full());
+        shaped.artifact_id = artifact_id;
+        shaped.artifact_error = artifact_error;
+        shaped.artifact_dropped = dropped;
+        if let Some(truncation) = shaped.truncation.as_mut() {
+            truncation.artifact_id = artifact_id;
+        }
+        return shaped;
+    }
     if let Some(found) = out.excerpt() {
-        if report.limits == Limits::default() && out.truncated() && !looks_binary(out.tail()) {
+        // A tail inside one long line is shown as that line's end, with the true count of what
+        // it lacks (the plain view below).
+        if report.limits == Limits::default()
+            && out.truncated()
+            && out.first_line_cut() == 0
+            && !looks_binary(out.tail())
+        {
             let view =
                 excerpt::build(found, out.tail(), out.total_lines(), out.total_bytes(), report.max_bytes, &report.view);
             let notice = format!(
@@ -297,7 +325,14 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
 
     // The region we select from, and the line number its first line has in the whole output.
     let (mut shown, mut first_line, mut direction) = match (report.limits.head, out.head()) {
-        (Some(h), Some(head)) => (first_lines(head.bytes(), h), 1, Direction::Head),
+        (Some(h), Some(head)) => {
+            let mut shown = first_lines(head.bytes(), h);
+            if head.capped() && count_lines(shown) == count_lines(head.bytes()) {
+                // The kept head ends where its byte cap fell, inside a line: show whole lines only.
+                shown = whole_lines(shown);
+            }
+            (shown, 1, Direction::Head)
+        }
         _ => (out.tail(), out.total_lines().saturating_sub(out.tail_lines()) + 1, Direction::Tail),
     };
     if let Some(t) = report.limits.tail {
@@ -313,14 +348,12 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
     let truncated_by = if by_lines && shown.len() < report.max_bytes { TruncatedBy::Lines } else { TruncatedBy::Bytes };
 
     let mut notices = Vec::new();
-    let (body, binary) = match model_view(shown, &report.view) {
+    let cut = if shown.as_ptr() == out.tail().as_ptr() { out.first_line_cut() } else { 0 };
+    let (view, clamped) = model_view_detailed(shown, &report.view, cut);
+    let (body, binary) = match view {
         View::Text(text) => (text, false),
         View::Binary { bytes } => {
-            notices.push(format!(
-                "[Binary output ({}) not shown. {}]",
-                format_size(out.total_bytes().max(bytes)),
-                where_full()
-            ));
+            notices.push(binary_notice(shown, out.total_bytes().max(bytes), &where_full()));
             (String::new(), true)
         }
     };
@@ -353,7 +386,126 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         }
     });
 
+    if clamped > 0 && truncation.is_none() {
+        let s = if clamped == 1 { "" } else { "s" };
+        notices.push(format!(
+            "[{clamped} long line{s} cut to {} chars (bash.maxLineChars). {}]",
+            report.view.max_line_chars,
+            where_full()
+        ));
+    }
+    if let (Some(n), Some(split)) = (report.extracted_head, &report.split) {
+        // A truncation notice already says which lines are shown.
+        if split.stopped && truncation.is_none() {
+            notices.push(match split.stderr_lines {
+                0 => format!("[Showing lines 1-{n}; head -n {n} stopped the command there]"),
+                k => format!(
+                    "[Showing the first {n} lines of stdout and all {k} line{} of stderr; head -n {n} stopped the command there]",
+                    if k == 1 { "" } else { "s" }
+                ),
+            });
+        }
+    }
+
     ShapedOutput { body, binary, notices, truncation, artifact_id, artifact_error, artifact_dropped: dropped }
+}
+
+/// The notice that stands for binary output: its size, where the whole of it is, and what its last
+/// lines look like as text.
+fn binary_notice(shown: &[u8], total_bytes: u64, where_full: &str) -> String {
+    let mut notice = format!("[Binary output ({}) not shown. {where_full}]", format_size(total_bytes));
+    let last = describe_binary_tail(shown);
+    if !last.is_empty() {
+        let s = if last.len() == 1 { "" } else { "s" };
+        notice.push_str(&format!("\n[Its last line{s}, as text: "));
+        notice.push_str(&last.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", "));
+        notice.push(']');
+    }
+    notice
+}
+
+/// `bytes` up to its last newline (all of it when it has none: one long line is still shown).
+fn whole_lines(bytes: &[u8]) -> &[u8] {
+    match memchr::memrchr(b'\n', bytes) {
+        Some(pos) => &bytes[..=pos],
+        None => bytes,
+    }
+}
+
+/// The last `max` bytes of `bytes` or less, starting on a line boundary (one line longer than `max`
+/// is cut, the view's clamp then says so).
+fn tail_within(bytes: &[u8], max: usize) -> &[u8] {
+    if bytes.len() <= max {
+        return bytes;
+    }
+    let start = bytes.len() - max;
+    if bytes[start - 1] == b'\n' {
+        return &bytes[start..];
+    }
+    match memchr::memchr(b'\n', &bytes[start..]) {
+        Some(pos) if start + pos + 1 < bytes.len() => &bytes[start + pos + 1..],
+        _ => &bytes[start..],
+    }
+}
+
+/// The view of an extracted `| tail -n N` whose producer's stdout was read apart: what that stage
+/// would have let through (stderr whole, then the last `N` lines of stdout), within the byte budget.
+fn split_tail_view(
+    report: &RunReport<'_>,
+    split: &crate::feed::SplitReport,
+    tail: &crate::feed::SplitTail,
+    where_full: &str,
+) -> ShapedOutput {
+    let out = &report.output;
+    let shown = tail_within(&tail.text, report.max_bytes);
+    let cut_bytes = shown.len() < tail.text.len();
+    let stdout_shown = tail.shown_stdout_lines.min(count_lines(shown));
+    let hidden_stdout = split.stdout_lines > stdout_shown;
+    let mut notices = Vec::new();
+    let (body, binary) = match model_view(shown, &report.view) {
+        View::Text(text) => (text, false),
+        View::Binary { bytes } => {
+            notices.push(binary_notice(shown, out.total_bytes().max(bytes), where_full));
+            (String::new(), true)
+        }
+    };
+    let shown_lines = count_lines(shown);
+    let truncation = (hidden_stdout || cut_bytes).then(|| {
+        let by = if cut_bytes { TruncatedBy::Bytes } else { TruncatedBy::Lines };
+        let limit = match by {
+            TruncatedBy::Bytes => format!(" ({} limit)", format_size(report.max_bytes as u64)),
+            TruncatedBy::Lines => String::new(),
+        };
+        // Without stderr the stdout lines are the output's lines, and the range is exact.
+        let range = (split.stderr_lines == 0 && stdout_shown > 0)
+            .then(|| LineRange { start: split.stdout_lines.saturating_sub(stdout_shown) + 1, end: split.stdout_lines });
+        if !binary {
+            notices.push(match range {
+                Some(r) => {
+                    format!("[Showing lines {}-{} of {}{limit}. {where_full}]", r.start, r.end, split.stdout_lines)
+                }
+                None => format!(
+                    "[Showing the last {stdout_shown} of {} lines of stdout and {} of stderr{limit}. {where_full}]",
+                    split.stdout_lines,
+                    if cut_bytes { "the end".to_string() } else { format!("all {} lines", split.stderr_lines) },
+                ),
+            });
+        }
+        Truncation {
+            direction: Direction::Tail,
+            truncated_by: by,
+            total_lines: out.total_lines(),
+            total_bytes: out.total_bytes(),
+            output_lines: shown_lines,
+            output_bytes: shown.len() as u64,
+            shown_range: range,
+            shown_ranges: range.into_iter().collect(),
+            error_lines: None,
+            artifact_id: None,
+            max_bytes: report.max_bytes as u64,
+        }
+    });
+    ShapedOutput { body, binary, notices, truncation, artifact_id: None, artifact_error: None, artifact_dropped: 0 }
 }
 
 /// Where the whole output is, for a notice.
@@ -405,14 +557,22 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
         text = "(no output)".to_string();
     }
     let mut notices = shaped.notices;
-    if let ShellEvent::Replaced { .. } = &report.shell {
-        notices.push(format!("[Shell restarted: {}]", report.shell));
+    match &report.shell {
+        ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
+        ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
+        _ => {}
     }
     if report.timeout.clamped {
         notices.push(format!(
             "[Timeout clamped to {}s (requested {}s)]",
             report.timeout.applied_secs, report.timeout.requested_secs
         ));
+    }
+    if report.output_left_open {
+        notices.push(
+            "[Background processes still held the output when the call returned: what they print later is not shown]"
+                .to_string(),
+        );
     }
     if report.background > 0 {
         let s = if report.background == 1 { "" } else { "es" };
@@ -457,6 +617,7 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
     details.timeout = Some(report.timeout);
     details.timeout_ms = Some(report.timeout.applied_ms());
     details.background_processes = report.background;
+    details.output_left_open = report.output_left_open;
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.artifact_error = shaped.artifact_error;
     details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);

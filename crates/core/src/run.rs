@@ -23,7 +23,7 @@ use crate::result::{Limits, RunReport};
 use crate::runtime::Runtime;
 use crate::sink::{OutputSink, Spill};
 use crate::validate::Timeout;
-use crate::view::{model_view, View, ViewOptions};
+use crate::view::{model_view_detailed, View, ViewOptions};
 
 /// One command to run, as the surface decided it.
 pub(crate) struct RunSpec<'a, 'f> {
@@ -79,7 +79,11 @@ pub(crate) fn run_on<'a>(
         Box::new(BudgetedAllocator { runtime, dir: dir.clone(), reserved: Arc::clone(&reserved) })
             as Box<dyn ArtifactAllocator>
     });
-    let sink = OutputSink::new(settings.sink_config(spec.limits.head), allocator);
+    // An extracted head may be applied to stdout alone (the executor splits it off): then stderr
+    // lines come on top of its count, and the sink keeps every line up to its byte cap. Otherwise the
+    // feed stops at that many lines anyway.
+    let head_lines = if spec.stop_after.is_some() { Some(u64::MAX) } else { spec.limits.head };
+    let sink = OutputSink::new(settings.sink_config(head_lines), allocator);
     let extra: Vec<(&str, OsString)> =
         spec.artifacts.map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
     let request = ExecRequest {
@@ -92,10 +96,19 @@ pub(crate) fn run_on<'a>(
         session: spec.session.map(str::to_owned),
         snapshot: runtime.snapshot(&shell),
         prefix: settings.command_prefix.clone(),
+        split_stdout: spec.status == StatusMode::ExtractedLastStage,
         shell,
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };
-    let mut feed = Feed::new(sink, view).stop_after(spec.stop_after).on_chunk(spec.on_chunk).on_update(spec.on_update);
+    // An extracted tail is the limit when no head was extracted (an explicit one of the same kind
+    // would have kept the stage in the command).
+    let extracted_tail =
+        spec.limits.tail.filter(|_| spec.status == StatusMode::ExtractedLastStage && spec.stop_after.is_none());
+    let mut feed = Feed::new(sink, view)
+        .stop_after(spec.stop_after)
+        .tail_of_stdout(extracted_tail, settings.max_output_bytes.max(64 * 1024))
+        .on_chunk(spec.on_chunk)
+        .on_update(spec.on_update);
     let executed = match terminal {
         Some(ui) => Ok(crate::exec::pty::execute(&request, &mut feed, spec.cancel, ui)),
         None => runtime.executor().execute(&request, &mut feed, spec.cancel),
@@ -108,16 +121,27 @@ pub(crate) fn run_on<'a>(
         }
     };
 
+    let split = feed.split_report();
+    let output_left_open = feed.output_left_open();
+    let mut limits = spec.limits;
+    if split.is_some() && spec.stop_after.is_some() {
+        // The head limit was applied to stdout at the source: every line read is what bash shows.
+        limits.head = Some(u64::MAX);
+    }
     let mut sink = feed.into_sink();
-    let hides = spec.limits.hides_lines(sink.total_lines());
-    if hides || matches!(model_view(sink.tail_bytes(), &view), View::Binary { .. }) {
+    let hides = match split.as_ref().and_then(|s| s.tail.as_ref().map(|t| (s, t))) {
+        Some((split, tail)) => split.stdout_lines > tail.shown_stdout_lines,
+        None => limits.hides_lines(sink.total_lines()),
+    };
+    // Binary output and clamped lines hide part of the output too: keep it whole.
+    if hides || !matches!(model_view_detailed(sink.tail_bytes(), &view, 0), (View::Text(_), 0)) {
         sink.ensure_spilled();
     }
     let output = sink.finish();
     settle_spill(runtime, spec.artifacts, output.spill(), reserved.load(Ordering::Relaxed));
     Ok(RunReport {
         output,
-        limits: spec.limits,
+        limits,
         outcome: execution.outcome,
         duration_ms: execution.duration.as_millis() as u64,
         background: execution.background,
@@ -128,6 +152,9 @@ pub(crate) fn run_on<'a>(
         view,
         artifacts_available: spec.artifacts.is_some(),
         shell: execution.shell,
+        split,
+        extracted_head: spec.stop_after,
+        output_left_open,
     })
 }
 

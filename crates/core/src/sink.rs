@@ -119,9 +119,17 @@ pub struct SinkOutput {
     total_lines: u64,
     spill: Spill,
     excerpt: Option<Excerpt>,
+    first_line_cut: u64,
 }
 
 impl SinkOutput {
+    /// When the tail starts inside a line (one line longer than the tail), how many characters of
+    /// that line came before it; 0 when the tail starts a line. See
+    /// [`crate::view::model_view_detailed`].
+    pub fn first_line_cut(&self) -> u64 {
+        self.first_line_cut
+    }
+
     /// The last bytes of the output, raw: at most `max_bytes`, the whole output when it fit. When
     /// truncated it starts on a line boundary if the last `max_bytes` held one, else on a UTF-8
     /// character boundary. Not yet fit for a model: see [`crate::view::model_view`].
@@ -178,6 +186,10 @@ pub struct OutputSink {
     total_bytes: u64,
     newlines: u64,
     ends_with_newline: bool,
+    /// Characters of the line in progress (since the last `\n`).
+    line_chars: u64,
+    /// Characters of the last complete line (without its `\n`).
+    last_line_chars: u64,
     head: Option<HeadCapture>,
     scanner: Option<Scanner>,
     /// Taken (so called at most once) when the first spill starts.
@@ -223,6 +235,8 @@ impl OutputSink {
             total_bytes: 0,
             newlines: 0,
             ends_with_newline: false,
+            line_chars: 0,
+            last_line_chars: 0,
             head,
             scanner,
             allocator,
@@ -241,6 +255,17 @@ impl OutputSink {
         let newlines = bytecount::count(chunk, b'\n') as u64;
         self.newlines += newlines;
         self.ends_with_newline = chunk.last() == Some(&b'\n');
+        // Only the part after the last newline is counted: a few bytes, except inside a long line.
+        match newlines {
+            0 => self.line_chars += bytecount::num_chars(chunk) as u64,
+            _ => {
+                let last = memchr::memrchr(b'\n', chunk).unwrap_or(0);
+                let before = memchr::memrchr(b'\n', &chunk[..last]);
+                let segment = bytecount::num_chars(&chunk[before.map_or(0, |i| i + 1)..last]) as u64;
+                self.last_line_chars = if before.is_some() { segment } else { self.line_chars + segment };
+                self.line_chars = bytecount::num_chars(&chunk[last + 1..]) as u64;
+            }
+        }
         if let Some(head) = &mut self.head {
             head.capture(chunk, self.max_bytes);
         }
@@ -293,7 +318,16 @@ impl OutputSink {
             SpillState::Failed { reason, id } => Spill::Failed { reason, id },
             SpillState::Active(file) => file.close(),
         };
-        let tail = self.tail_bytes().to_vec();
+        let start = self.tail_start();
+        let tail = self.buf[start..].to_vec();
+        // The tail starts inside a line only when its window held no line break: then all of it is
+        // the end of the line in progress.
+        let starts_line = start == 0 || self.buf[start - 1] == b'\n';
+        let first_line_cut = match (starts_line, tail.split_last()) {
+            (false, Some((b'\n', line))) => self.last_line_chars.saturating_sub(bytecount::num_chars(line) as u64),
+            (false, Some(_)) => self.line_chars.saturating_sub(bytecount::num_chars(&tail) as u64),
+            _ => 0,
+        };
         let tail_lines = lines(bytecount::count(&tail, b'\n') as u64, tail.len() as u64, tail.last() == Some(&b'\n'));
         let head = self.head.take().map(|h| Head {
             lines: lines(h.newlines, h.bytes.len() as u64, h.bytes.last() == Some(&b'\n')),
@@ -309,6 +343,7 @@ impl OutputSink {
             total_lines: self.total_lines(),
             spill,
             excerpt,
+            first_line_cut,
         }
     }
 

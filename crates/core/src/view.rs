@@ -40,7 +40,8 @@ const SNIFF_BYTES: usize = 8 * 1024;
 
 /// Cleans `bytes` for a model.
 ///
-/// Binary: any NUL byte, or more than 30% of the first 8 KiB being invalid UTF-8 or control
+/// Binary: two NULs in a row anywhere, NULs making up more than a third of the first 8 KiB, or
+/// more than 30% of the first 8 KiB being invalid UTF-8 or control
 /// characters that text does not use (C0 controls other than `\t \n \v \f \r`, ESC, BEL and BS,
 /// which terminals and ANSI sequences use; and DEL). A few invalid bytes in text only become U+FFFD.
 ///
@@ -50,24 +51,71 @@ const SNIFF_BYTES: usize = 8 * 1024;
 ///   sequences (intermediates then one final byte). A string sequence also ends at a line feed, so
 ///   one malformed sequence cannot swallow the rest of the output; a sequence cut off by the end of
 ///   the input is dropped.
-/// - other control characters (C0 but `\n` and `\t`, DEL, C1) are removed; tabs are kept.
+/// - a NUL (a record separator: `find -print0`) becomes `␀`; other control characters (C0 but `\n`
+///   and `\t`, DEL, C1) are removed; tabs are kept.
 /// - `\r`: a `\r` discards the text before it on its line as soon as more printable text follows on
 ///   that line (a redraw: `"10%\r50%\r100%\n"` → `"100%\n"`). A `\r` followed by the end of the line
 ///   or of the input — `\r\n`, `\r\r\n`, or a trailing `\r` — changes nothing. Escape sequences
 ///   between the `\r` and the next text do not count as text (`"done\r\x1b[K\n"` → `"done\n"`).
 /// - each line keeps its first `max_line_chars` characters; the rest becomes ` … [N chars omitted]`.
 pub fn model_view(bytes: &[u8], opts: &ViewOptions) -> View {
+    model_view_detailed(bytes, opts, 0).0
+}
+
+/// [`model_view`], when the first line of `bytes` is the end of a longer line whose first
+/// `first_line_cut` characters are gone (a tail cut inside one long line): that line then starts
+/// with `… [N chars omitted] `, N counting those characters too. Also returns how many lines were
+/// clamped (0 for binary), so that the caller can keep the full output and say where.
+pub fn model_view_detailed(bytes: &[u8], opts: &ViewOptions, first_line_cut: u64) -> (View, usize) {
     if looks_binary(bytes) {
-        return View::Binary { bytes: bytes.len() as u64 };
+        return (View::Binary { bytes: bytes.len() as u64 }, 0);
     }
     let text: Cow<'_, str> = String::from_utf8_lossy(bytes);
-    View::Text(clean(&text, opts.max_line_chars))
+    let (text, clamped) = clean_counted(&text, opts.max_line_chars, first_line_cut);
+    (View::Text(text), clamped)
 }
+
+/// What the last lines of binary output look like, for the notice that replaces it: up to
+/// [`DESCRIBED_LINES`] non-empty lines from its end, each as printable text (each run of NULs, other
+/// control bytes and invalid UTF-8 as one `�`), its end cut to [`DESCRIBED_CHARS`] characters.
+pub fn describe_binary_tail(bytes: &[u8]) -> Vec<String> {
+    let mut lines: Vec<String> = bytes
+        .split(|&b| b == b'\n')
+        .rev()
+        .filter(|line| !line.is_empty())
+        .take(DESCRIBED_LINES)
+        .map(|line| {
+            let start = line.len().saturating_sub(DESCRIBED_CHARS * 4);
+            let text = String::from_utf8_lossy(&line[start..]);
+            // Runs of bytes that are not text become one `�`: what remains is the readable part.
+            let mut out = String::new();
+            for c in text.chars() {
+                let c = if c == '\t' || !(c.is_control() || c == '\u{FFFD}') { c } else { '\u{FFFD}' };
+                if !(c == '\u{FFFD}' && out.ends_with('\u{FFFD}')) {
+                    out.push(c);
+                }
+            }
+            let chars = out.chars().count();
+            if chars > DESCRIBED_CHARS {
+                let skip = out.char_indices().nth(chars - DESCRIBED_CHARS).map_or(0, |(i, _)| i);
+                out = format!("…{}", &out[skip..]);
+            }
+            out
+        })
+        .collect();
+    lines.reverse();
+    lines
+}
+
+/// Lines of binary output described in its notice.
+pub const DESCRIBED_LINES: usize = 3;
+/// Characters of each described line (its end).
+pub const DESCRIBED_CHARS: usize = 120;
 
 /// [`model_view`]'s text cleaning without the binary check: for pieces of an output already judged to
 /// be text (the parts of an excerpt, one matched line).
 pub fn text_view(bytes: &[u8], opts: &ViewOptions) -> String {
-    clean(&String::from_utf8_lossy(bytes), opts.max_line_chars)
+    clean_counted(&String::from_utf8_lossy(bytes), opts.max_line_chars, 0).0
 }
 
 /// `bytes` as the reference's `formatSize` prints it: `512B`, `50.0KB`, `1.5MB`, `2.0GB`
@@ -94,10 +142,17 @@ fn one_decimal(bytes: u64, unit: u64, suffix: &str) -> String {
 
 /// Whether [`model_view`] would report `bytes` as binary.
 pub fn looks_binary(bytes: &[u8]) -> bool {
-    if memchr::memchr(0, bytes).is_some() {
+    // Two NULs in a row occur in binary formats (padding, wide characters), never in text that
+    // merely separates records with NUL (`find -print0`, `xargs -0` input) or a log with a stray one.
+    if memchr::memmem::find(bytes, b"\0\0").is_some() {
         return true;
     }
     let sample = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    // Single NULs are separators up to a point; UTF-16 text, one NUL every other byte, is not text.
+    let nuls = bytecount::count(sample, 0);
+    if nuls * 3 > sample.len() {
+        return true;
+    }
     let mut suspicious = 0usize;
     let mut rest = sample;
     loop {
@@ -123,10 +178,13 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     suspicious * 10 > sample.len() * 3
 }
 
+/// NUL is not counted: [`looks_binary`] judges NULs on their own.
 fn unusual_controls(bytes: &[u8]) -> usize {
     bytes
         .iter()
-        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | 0x1B | 0x07 | 0x08)) || b == 0x7F)
+        .filter(|&&b| {
+            (b < 0x20 && !matches!(b, 0 | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | 0x1B | 0x07 | 0x08)) || b == 0x7F
+        })
         .count()
 }
 
@@ -140,6 +198,10 @@ struct Lines {
     line_chars: usize,
     omitted: usize,
     pending_cr: bool,
+    /// Lines that were clamped so far.
+    clamped: usize,
+    /// Characters of the current line that were gone before the text began (a cut tail).
+    cut_before: u64,
 }
 
 impl Lines {
@@ -165,6 +227,15 @@ impl Lines {
     }
 
     fn end_line(&mut self, newline: bool) {
+        if self.cut_before > 0 && self.line_start == 0 {
+            // The line's start was cut before the text began: say so in front of what is kept.
+            let marker = format!("… [{} chars omitted] ", self.cut_before);
+            self.out.splice(0..0, marker.bytes());
+            self.clamped += 1;
+        } else if self.omitted > 0 {
+            self.clamped += 1;
+        }
+        self.cut_before = 0;
         if self.omitted > 0 {
             // Writing to a Vec cannot fail.
             let _ = write!(self.out, " … [{} chars omitted]", self.omitted);
@@ -194,7 +265,7 @@ fn is_special(byte: u8) -> bool {
 /// `text` must be valid UTF-8. Every index it moves to is a character boundary: plain runs end
 /// before a special byte, and escape sequences are skipped a byte at a time only up to an ASCII
 /// byte or a 0xC2 lead byte.
-fn clean(text: &str, max_line_chars: usize) -> String {
+fn clean_counted(text: &str, max_line_chars: usize, cut_before: u64) -> (String, usize) {
     let bytes = text.as_bytes();
     let mut lines = Lines {
         out: Vec::with_capacity(bytes.len()),
@@ -203,6 +274,8 @@ fn clean(text: &str, max_line_chars: usize) -> String {
         line_chars: 0,
         omitted: 0,
         pending_cr: false,
+        clamped: 0,
+        cut_before,
     };
     let mut at = 0;
     while at < bytes.len() {
@@ -234,14 +307,21 @@ fn clean(text: &str, max_line_chars: usize) -> String {
                     end
                 }
             },
+            // A NUL in text separates records (`find -print0`): shown, as `␀`.
+            0 => {
+                lines.push("␀".as_bytes());
+                at + 1
+            }
             // Other C0 controls and DEL: dropped.
             _ => at + 1,
         };
     }
     lines.end_line(false);
+    let clamped = lines.clamped;
     // Valid by construction (see above); the lossy fallback only guards against a bug here
     // turning into a panic or invalid text.
-    String::from_utf8(lines.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let text = String::from_utf8(lines.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, clamped)
 }
 
 /// After an ESC at `at - 1`; returns where normal text resumes.

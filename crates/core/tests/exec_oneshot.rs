@@ -119,8 +119,9 @@ fn script_larger_than_one_argument_runs_from_a_private_file_removed_afterwards()
 
 #[test]
 fn script_just_below_the_file_threshold_runs_inline() {
+    // `$0` is the shell's name, as when a user types `bash -c`.
     let script = format!("# {}\necho \"$0\"", "x".repeat(99 * 1024));
-    assert_eq!(run(&script).1, "/bin/bash\n");
+    assert_eq!(run(&script).1, "bash\n");
 }
 
 #[test]
@@ -218,4 +219,33 @@ fn executor_is_usable_as_a_shared_trait_object() {
     for (i, thread) in threads.into_iter().enumerate() {
         assert_eq!(thread.join().unwrap(), format!("{i}\n").into_bytes());
     }
+}
+
+#[test]
+fn the_snapshot_comes_through_bash_env_off_the_script_lines_and_is_not_inherited() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("snapshot.sh");
+    std::fs::write(
+        &snapshot,
+        "alias greet='echo hello from alias'\nsnapfn() { echo from function; }\nshopt -s expand_aliases\n",
+    )
+    .unwrap();
+    let script = "greet\nsnapfn\necho \"[${BASH_ENV-unset}]\"\nbash -c 'type snapfn >/dev/null 2>&1 && echo inherited || echo clean'\necho $((1/0))\nif then";
+    let mut req = request(script, NO_TIMEOUT);
+    req.snapshot = Some(snapshot.clone());
+    let (_, output) = run_request(&req);
+    assert_eq!(
+        output,
+        "hello from alias\nfrom function\n[unset]\nclean\nbash: line 5: 1/0: division by 0 (error token is \"0\")\n"
+            .to_string()
+            + "bash: -c: line 6: syntax error near unexpected token `then'\nbash: -c: line 6: `if then'\n",
+    );
+    // A caller's own BASH_ENV is set back (and read, as bash would).
+    let own = dir.path().join("own.sh");
+    std::fs::write(&own, "echo own env file\n").unwrap();
+    let mut req = request("greet; echo \"[$BASH_ENV]\"", NO_TIMEOUT);
+    req.snapshot = Some(snapshot);
+    req.env.push(("BASH_ENV".into(), own.clone().into()));
+    let (_, output) = run_request(&req);
+    assert_eq!(output, format!("own env file\nhello from alias\n[{}]\n", own.display()));
 }

@@ -1,5 +1,6 @@
-//! The lives of pooled shells: replaced when they exit or die, killed with a command
-//! that times out or is cancelled (sparing what earlier calls left running), never shared by two
+//! The lives of pooled shells: replaced when they exit or die, interrupted like Ctrl-C at a prompt
+//! when a command times out or is cancelled (the command's processes killed, what earlier calls left
+//! running spared, the shell kept unless it does not come back), never shared by two
 //! calls at once, evicted when idle or when room is needed, and all killed at shutdown. Process death
 //! is checked by pid (zombies count as dead); pids are learnt from the commands' output.
 
@@ -31,32 +32,52 @@ fn exit_reports_its_status_and_the_next_call_gets_a_fresh_shell() {
 }
 
 #[test]
-fn deadline_kills_the_whole_tree_and_the_shell_and_the_next_call_works() {
+fn deadline_kills_the_whole_tree_of_the_command_and_keeps_the_shell_and_its_state() {
     let pool = ShellPool::default();
-    let script = r#"echo $$
-        sleep 100 & echo $!
+    let (_, output) = in_shell(&pool, None, "kept=yes; f() { echo function; }; alias al='echo alias'; echo $$");
+    let shell = first_pid(&output);
+    let script = r#"sleep 100 & echo $!
         setsid sleep 100 & echo $!
         bash -c 'sleep 100 & echo $!; wait' &
-        wait"#;
+        wait; echo not-reached"#;
     let mut req = shell_request(None, script);
     req.timeout = ONE_SECOND;
     let (execution, output) = run_on(&pool, &req);
     assert_eq!(execution.outcome, Outcome::TimedOut);
+    assert_eq!(execution.shell, ShellEvent::Reused);
     let pids = pids_in(&output);
-    assert_eq!(pids.len(), 4, "{output}");
+    assert_eq!(pids.len(), 3, "{output}");
     assert_all_dead(&pids, &output);
-    let (next, output) = in_shell(&pool, None, "echo fine");
-    assert_eq!((next.outcome, output.as_str()), (OK, "fine\n"));
-    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::TimedOut });
+    assert!(!output.contains("not-reached"), "the rest of the command ran after the interrupt: {output}");
+    assert!(is_alive(shell), "the shell was killed with its command");
+    let (next, output) = in_shell(&pool, None, "echo $$ $kept; f; al");
+    assert_eq!((next.outcome, next.shell), (OK, ShellEvent::Reused));
+    assert_eq!(output, format!("{shell} yes\nfunction\nalias\n"));
 }
 
 #[test]
-fn cancel_stops_a_busy_builtin_loop_and_keeps_the_partial_output() {
+fn cancel_stops_a_busy_builtin_loop_and_keeps_the_shell() {
     let pool = ShellPool::default();
     let cancel = CancelToken::new().unwrap();
-    let req = shell_request(None, "echo $$; while :; do :; done");
+    let req = shell_request(None, "v=before; echo $$; while :; do :; done; v=after");
     let (execution, output) = run_watching(&pool, &req, &cancel, |_| cancel.cancel());
     assert_eq!(execution.outcome, Outcome::Cancelled);
+    assert_eq!(execution.shell, ShellEvent::Started);
+    let shell = first_pid(&output);
+    let (next, output) = in_shell(&pool, None, "echo $$ $v");
+    assert_eq!((next.outcome, next.shell), (OK, ShellEvent::Reused));
+    assert_eq!(output, format!("{shell} before\n"));
+}
+
+#[test]
+fn a_shell_that_does_not_come_back_from_an_abort_is_replaced_and_says_so() {
+    let pool = ShellPool::default();
+    let cancel = CancelToken::new().unwrap();
+    let req = shell_request(None, "trap 'echo trapped' INT; echo $$; while :; do :; done");
+    let (execution, output) = run_watching(&pool, &req, &cancel, |_| cancel.cancel());
+    assert_eq!(execution.outcome, Outcome::Cancelled);
+    assert_eq!(execution.shell, ShellEvent::Lost { reason: ReplaceReason::Cancelled });
+    assert!(execution.shell.to_string().contains("did not come back"), "{}", execution.shell);
     assert_all_dead(&pids_in(&output), &output);
     let (next, output) = in_shell(&pool, None, "echo fine");
     assert_eq!((next.outcome, output.as_str()), (OK, "fine\n"));
@@ -82,11 +103,10 @@ fn a_server_started_by_an_earlier_call_survives_a_cancelled_call_and_dies_at_shu
     let server = first_pid(&output);
     assert_eq!(first.background, 1);
     let cancel = CancelToken::new().unwrap();
-    let req = shell_request(None, r#"sleep 100 & echo "$$ $!"; wait"#);
+    let req = shell_request(None, r#"sleep 100 & echo "$!"; wait"#);
     let (execution, output) = run_watching(&pool, &req, &cancel, |_| cancel.cancel());
     assert_eq!(execution.outcome, Outcome::Cancelled);
-    let pids: Vec<i32> = output.split_whitespace().map(|p| p.parse().unwrap()).collect();
-    assert_all_dead(&pids, &output);
+    assert_all_dead(&pids_in(&output), &output);
     assert!(is_alive(server), "the earlier call's server was killed");
     assert_eq!(execution.background, 1, "{execution:?}");
     pool.shutdown();
@@ -185,18 +205,26 @@ fn starting_one_shell_too_many_evicts_the_least_recently_used_idle_one() {
     in_shell(&pool, Some("c"), "true");
     assert_eq!(pool.len(), 2);
     assert!(is_alive(a), "the recently used shell was evicted");
-    assert_all_dead(&[b, b_child], "evicting a shell kills its tree");
+    assert!(!is_alive(b), "the least recently used shell was kept");
+    // Its background process belongs to the session, not to the shell: it lives until shutdown.
+    assert!(is_alive(b_child), "evicting a shell killed its background process");
     let (again, _) = in_shell(&pool, Some("b"), "true");
     assert_eq!(again.shell, ShellEvent::Replaced { reason: ReplaceReason::Evicted });
+    pool.shutdown();
+    assert_all_dead(&[b_child], "shutdown left what an evicted shell started");
 }
 
 #[test]
 fn idle_shells_past_their_time_are_evicted_on_the_next_call() {
     let pool = ShellPool::new(PoolConfig { idle_timeout: Duration::ZERO, ..PoolConfig::default() });
     let a = first_pid(&in_shell(&pool, Some("a"), "echo $$").1);
+    let server = first_pid(&in_shell(&pool, Some("a"), "setsid sleep 100 >/dev/null 2>&1 & echo $!").1);
     in_shell(&pool, Some("b"), "true");
     assert!(!is_alive(a));
+    assert!(is_alive(server), "evicting an idle shell killed the session's server");
     assert_eq!(in_shell(&pool, Some("a"), "true").0.shell, ShellEvent::Replaced { reason: ReplaceReason::Evicted });
+    drop(pool);
+    assert_all_dead(&[server], "dropping the pool left what an evicted shell started");
 }
 
 #[test]

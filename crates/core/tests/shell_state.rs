@@ -59,21 +59,22 @@ fn commands_run_at_the_top_level_of_the_shell() {
 }
 
 #[test]
-fn return_ends_just_the_command() {
+fn return_at_top_level_is_an_error_as_under_bash_c() {
     let pool = ShellPool::default();
     let (execution, output) = in_shell(&pool, None, "echo one; return 7; echo two");
-    assert_eq!((execution.outcome, output.as_str()), (Outcome::Exited { code: 7 }, "one\n"));
+    assert_eq!(execution.outcome, OK);
+    assert_eq!(output, "one\nbash: line 1: return: can only `return' from a function or sourced script\ntwo\n");
     let (next, output) = in_shell(&pool, None, "echo three");
     assert_eq!((next.outcome, next.shell, output.as_str()), (OK, ShellEvent::Reused, "three\n"));
 }
 
 #[test]
-fn the_command_is_sourced_from_a_file_holding_exactly_its_text() {
+fn the_command_runs_exactly_as_written() {
     let pool = ShellPool::default();
-    let script = "cat -- \"${BASH_SOURCE[0]}\"\n# a comment with 'quotes' and \"more\" and \\ backslashes\n";
+    let script = "cat <<'EOF'\n# a comment with 'quotes' and \"more\" and \\ backslashes $HOME `x`\nEOF\n";
     let (execution, output) = in_shell(&pool, None, script);
     assert_eq!(execution.outcome, OK);
-    assert_eq!(output, script);
+    assert_eq!(output, "# a comment with 'quotes' and \"more\" and \\ backslashes $HOME `x`\n");
 }
 
 #[test]

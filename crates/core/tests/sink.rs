@@ -605,3 +605,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_tail_inside_one_long_line_knows_how_much_of_that_line_came_before_it() {
+    // Chunked anyhow, with a multi-byte character: the count is in characters.
+    let line = format!("{}é{}", "a".repeat(3000), "b".repeat(2000));
+    let chars = line.chars().count() as u64;
+    for ending in ["", "\n"] {
+        let stream = format!("short first line\n{line}{ending}");
+        let chunks: Vec<&[u8]> = stream.as_bytes().chunks(777).collect();
+        let out = run(config(1000), &chunks);
+        let kept = String::from_utf8_lossy(out.tail()).trim_end_matches('\n').chars().count() as u64;
+        assert_eq!(out.first_line_cut(), chars - kept, "ending {ending:?}");
+    }
+    // A tail that starts a line has nothing cut.
+    let out = run(config(1000), &[b"x\n".repeat(2000).as_slice()]);
+    assert_eq!(out.first_line_cut(), 0);
+}

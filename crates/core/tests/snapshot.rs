@@ -74,3 +74,59 @@ fn no_rc_gives_an_empty_but_valid_snapshot() {
     assert_eq!(snap.functions, 0);
     assert_eq!(bash_with(&out, "echo ok"), "ok\n");
 }
+
+/// Where [`capture_from_a_terminals_background_job`] asks its child to write what it captured.
+const CHILD_OUT: &str = "BASHRT_TEST_CAPTURE_OUT";
+
+/// The child half of [`capture_from_a_terminals_background_job`]: does nothing unless that test
+/// started it (inside a terminal, as a background job).
+#[test]
+fn capture_child() {
+    let Some(out) = std::env::var_os(CHILD_OUT) else { return };
+    let out = Path::new(&out);
+    let home = std::env::var_os("HOME").unwrap();
+    let result =
+        capture(Path::new("/bin/bash"), Path::new(&home), &out.with_extension("sh"), Duration::from_secs(10), None);
+    std::fs::write(out, format!("{:?}", result.map(|s| s.aliases))).unwrap();
+}
+
+/// `bashrt` started from a terminal, in the background or before the terminal gave it the
+/// foreground: the interactive shell of the capture must not be stopped by the terminal (SIGTTIN).
+#[test]
+fn capture_from_a_terminals_background_job() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: util-linux `script` (a terminal to run in) is not installed");
+        return;
+    }
+    let home = fake_home();
+    let result = home.path().join("result");
+    let exe = std::env::current_exe().unwrap();
+    // `set -m`: the job gets a process group of its own, not the terminal's foreground one.
+    let job = format!("set -m; '{}' --exact capture_child --nocapture --test-threads=1 & wait", exe.display());
+    let status = Command::new("script")
+        .args(["-qec", &format!("bash -c \"{job}\""), "/dev/null"])
+        .env("HOME", home.path())
+        .env(CHILD_OUT, &result)
+        .stdin(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let captured = std::fs::read_to_string(&result).unwrap();
+    assert!(captured.starts_with("Ok(") && captured != "Ok(0)", "{captured}");
+}
+
+#[test]
+fn a_snapshot_sets_no_option_but_extglob_and_expand_aliases() {
+    let home = fake_home();
+    let rc = home.path().join(".bashrc");
+    let more = "set -o vi -o histexpand -o noclobber -o nounset; shopt -s nullglob dotglob failglob\n";
+    std::fs::write(&rc, format!("{more}{BASHRC}")).unwrap();
+    let out = home.path().join("snap.sh");
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let options = "shopt -p; set +o; echo \"$-\"";
+    let with: Vec<String> = bash_with(&snap.path, options).lines().map(str::to_string).collect();
+    let plain = Command::new("bash").args(["--noprofile", "--norc", "-c", options]).output().unwrap();
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    let changed: Vec<&String> = with.iter().filter(|l| !plain.lines().any(|p| p == l.as_str())).collect();
+    assert_eq!(changed, ["shopt -s expand_aliases", "shopt -s extglob"], "{with:?}");
+}

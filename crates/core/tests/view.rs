@@ -1,6 +1,9 @@
 //! What a model may read: `model_view` and `format_size`, through the public API.
 
-use bashrt_core::view::{format_size, model_view, View, ViewOptions, DEFAULT_MAX_LINE_CHARS};
+use bashrt_core::view::{
+    describe_binary_tail, format_size, model_view, model_view_detailed, View, ViewOptions, DEFAULT_MAX_LINE_CHARS,
+    DESCRIBED_CHARS,
+};
 use proptest::prelude::*;
 
 fn text(bytes: impl AsRef<[u8]>) -> String {
@@ -94,10 +97,40 @@ fn invalid_utf8_in_text_is_replaced() {
 }
 
 #[test]
-fn nul_bytes_mean_binary() {
-    assert_eq!(model_view(b"abc\0def", &ViewOptions::default()), View::Binary { bytes: 7 });
+fn a_few_nuls_in_text_are_shown_as_separators() {
+    // `find -print0`, and a log with one stray NUL: text, the NULs visible as ␀.
+    assert_eq!(text(b"./a\0./b\0./sub/c\0"), "./a␀./b␀./sub/c␀");
+    let mut log = b"line one\n".repeat(50);
+    log.extend_from_slice(b"bad\0record\nlast line\n");
+    assert!(text(&log).ends_with("bad␀record\nlast line\n"));
+}
+
+#[test]
+fn nul_runs_and_nul_heavy_bytes_mean_binary() {
+    assert_eq!(model_view(b"abc\0\0def", &ViewOptions::default()), View::Binary { bytes: 8 });
     let utf16: Vec<u8> = "hello".encode_utf16().flat_map(u16::to_le_bytes).collect();
     assert!(matches!(model_view(&utf16, &ViewOptions::default()), View::Binary { .. }));
+}
+
+#[test]
+fn binary_output_has_its_last_lines_described() {
+    let mut bytes = vec![0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0xff, 0xfe];
+    bytes.extend_from_slice(b"\nstatus: done\n");
+    assert!(matches!(model_view(&bytes, &ViewOptions::default()), View::Binary { .. }));
+    let described = describe_binary_tail(&bytes);
+    assert_eq!(described, ["\u{FFFD}ELF\u{FFFD}", "status: done"]);
+    let long = "y".repeat(500);
+    assert_eq!(describe_binary_tail(long.as_bytes()), [format!("…{}", "y".repeat(DESCRIBED_CHARS))]);
+}
+
+#[test]
+fn a_line_whose_start_was_cut_says_so_and_counts_every_omitted_char() {
+    let opts = ViewOptions { max_line_chars: 10 };
+    let (view, clamped) = model_view_detailed(b"abcdefghijklmnop\nnext\n", &opts, 1000);
+    assert_eq!(view, View::Text("… [1000 chars omitted] abcdefghij … [6 chars omitted]\nnext\n".into()));
+    assert_eq!(clamped, 1);
+    let (view, clamped) = model_view_detailed(b"short\n", &opts, 0);
+    assert_eq!((view, clamped), (View::Text("short\n".into()), 0));
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! The executor: runs one shell script as a child process tree and pushes its output to a consumer.
 //!
 //! Promises: one blocking call per execution (callers run it on their own thread); stdin is /dev/null;
-//! stdout and stderr arrive merged through one pipe, byte-exact; the call returns as soon as the
-//! command is done, whoever else still holds the pipe; on deadline or cancel the whole process tree is
-//! killed (TERM, grace, KILL) before the call returns.
+//! stdout and stderr arrive merged through one pipe, byte-exact (or stdout apart, when the request
+//! asks and the executor can, see [`OutputConsumer::stdout_split`]); once the command is done the call
+//! returns as soon as the output has been quiet for [`LATE_OUTPUT_QUIET`] (at most
+//! [`LATE_OUTPUT_MAX`]), whoever else still holds the pipe; on deadline or cancel the whole process
+//! tree is killed (TERM, grace, KILL) before the call returns.
 //!
 //! Two executors: [`OneShotExecutor`] (a fresh `bash -c` per call) and the shell pool
 //! ([`crate::shell::ShellPool`]: long-lived shells, so that state carries from one call to the next).
@@ -37,6 +39,15 @@ pub use shell_path::{resolve_shell, ShellError};
 /// cancelled call still feels immediate.
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(200);
 
+/// After the shell exits, how long its output is still read while nothing arrives: the late output of
+/// the command's own children (`tee >(sha1sum)`, `gzip -d missing &`) comes within it, and a silent
+/// background process (`sleep 30 &`) costs no more than this.
+pub const LATE_OUTPUT_QUIET: Duration = Duration::from_millis(150);
+
+/// The most time spent reading late output after the shell exited, however chatty what it left
+/// running is (`while :; do date; sleep 0.1; done &`).
+pub const LATE_OUTPUT_MAX: Duration = Duration::from_secs(1);
+
 /// One script to run, and the limits it runs under.
 ///
 /// `Default` gives `bash` (looked up on PATH) in the current directory with no deadline; the fields
@@ -65,6 +76,11 @@ pub struct ExecRequest {
     /// The configured command prefix. `script` already contains it ([`compose`]); it is here because
     /// shells are keyed by it, as the reference does.
     pub prefix: Option<String>,
+    /// The script is the producer of a pipeline whose last stage (`| head`, `| tail`) the runtime
+    /// applies itself: that stage would have read the producer's stdout only, so the executor may
+    /// deliver stdout apart from stderr ([`OutputConsumer::stdout_split`]) and the limit counts
+    /// stdout alone, as in bash.
+    pub split_stdout: bool,
 }
 
 impl Default for ExecRequest {
@@ -80,6 +96,7 @@ impl Default for ExecRequest {
             session: None,
             snapshot: None,
             prefix: None,
+            split_stdout: false,
         }
     }
 }
@@ -128,6 +145,22 @@ pub enum Flow {
 pub trait OutputConsumer {
     /// One chunk; the answer says whether to go on reading.
     fn consume(&mut self, chunk: &[u8]) -> Flow;
+
+    /// Called once, before any output, by an executor that honours [`ExecRequest::split_stdout`]:
+    /// from then on the command's stdout arrives through [`consume_stdout`](Self::consume_stdout)
+    /// and everything else (stderr, bash's own messages) through [`consume`](Self::consume). An
+    /// executor that does not split never calls it, and all output comes through `consume`.
+    fn stdout_split(&mut self) {}
+
+    /// A stdout chunk of a split execution. [`Flow::Stop`] closes only the stdout pipe (the
+    /// producer gets SIGPIPE, as when a `| head` stage exits); stderr is still read.
+    fn consume_stdout(&mut self, chunk: &[u8]) -> Flow {
+        self.consume(chunk)
+    }
+
+    /// The call is returning while processes the command left behind still hold its output open:
+    /// what they print from now on is not read.
+    fn output_left_open(&mut self) {}
 }
 
 impl<F: FnMut(&[u8]) -> Flow> OutputConsumer for F {
@@ -144,7 +177,8 @@ pub struct Execution {
     /// From the start of the call to the end of the command (the reaped shell for a one-shot).
     pub duration: Duration,
     /// Processes left running in the background: for a one-shot, alive in the command's process group
-    /// (or descending from one of them) after the shell exited; for a long-lived shell, every process
+    /// (or descending from one of them) or carrying the call's marker (`setsid -f` children) after the
+    /// shell exited; for a long-lived shell, every process
     /// of the shell's tree but the shell itself, those of earlier calls included. They are left
     /// running: the user may have started a server on purpose.
     pub background: u32,
@@ -166,6 +200,13 @@ pub enum ShellEvent {
     /// variables, functions and options (a session's cwd is restored).
     Replaced {
         /// Why the previous shell is gone.
+        reason: ReplaceReason,
+    },
+    /// The long-lived shell that ran this command broke or was killed during it (it stopped, stopped
+    /// answering, or did not come back from an abort): its state is gone, and the next call of its
+    /// key starts a fresh one.
+    Lost {
+        /// What happened to it, as the next call will say.
         reason: ReplaceReason,
     },
     /// A fresh shell for this call only; no state from earlier calls except the snapshot.
@@ -205,6 +246,13 @@ pub enum ReplaceReason {
     /// A call failed inside the runtime (an I/O error, a panicking output consumer); its shell was
     /// killed rather than trusted.
     CallFailed,
+    /// Its command stopped it (`kill -STOP $$`): a stopped shell never answers.
+    Stopped,
+    /// It stopped answering: its command disabled what the runner needs (`enable -n printf`,
+    /// `set -n`, a DEBUG trap that skips commands, a function named `builtin`).
+    Unresponsive,
+    /// It could no longer enter a directory that exists (a `cd` broken by its commands).
+    CannotCd,
 }
 
 impl fmt::Display for ReplaceReason {
@@ -222,6 +270,11 @@ impl fmt::Display for ReplaceReason {
             }
             Self::Broken => f.write_str("the previous shell could no longer open a command's input or output"),
             Self::CallFailed => f.write_str("the previous call failed inside the runtime and its shell was killed"),
+            Self::Stopped => f.write_str("the previous shell was stopped (SIGSTOP) by its command and was killed"),
+            Self::Unresponsive => f.write_str(
+                "the previous shell stopped answering (its command disabled what bashrt needs) and was killed",
+            ),
+            Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
         }
     }
 }
@@ -268,8 +321,23 @@ impl fmt::Display for ShellEvent {
             Self::Started => f.write_str("started a new shell"),
             Self::Reused => f.write_str("reused the shell of earlier calls"),
             Self::Replaced { reason } => write!(f, "{reason}; started a fresh one"),
+            Self::Lost { reason } => write!(f, "{}; the next command starts a fresh one", lost_text(reason)),
             Self::OneShot { reason } => write!(f, "ran in a one-shot shell: {reason}"),
         }
+    }
+}
+
+/// What happened to a shell during the call that lost it, in that call's words.
+fn lost_text(reason: &ReplaceReason) -> String {
+    match reason {
+        ReplaceReason::Stopped => "the command stopped its shell (SIGSTOP); the shell was killed".to_string(),
+        ReplaceReason::Unresponsive => {
+            "the shell stopped answering (the command disabled what bashrt needs); it was killed".to_string()
+        }
+        ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
+            "the shell did not come back from the interrupt within the grace period; it was killed".to_string()
+        }
+        other => other.to_string(),
     }
 }
 

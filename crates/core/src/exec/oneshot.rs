@@ -1,25 +1,42 @@
 //! The one-shot executor: a fresh `<shell> -c <script>` per call, in its own process group, spawned
 //! with `posix_spawn` (no `pre_exec`, so the runtime itself is never forked). Promises: the child gets
-//! exactly fds 0 (/dev/null), 1 and 2 (one shared pipe); the shell is always reaped before `execute`
-//! returns, and on any error or panic on the way its tree is killed first.
+//! exactly fds 0 (/dev/null), 1 and 2 (one shared pipe, or two when stdout is split off); `$0` is the
+//! shell's name and the script is the command alone, so bash's messages read as under `bash -c`; every
+//! process of the call carries its own marker (`BASHRT_RUNTIME=<token>.<n>`); the shell is always
+//! reaped before `execute` returns, and on any error or panic on the way its tree is killed first.
 
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::unistd::Pid;
 
 use super::reader::OutputReader;
 use super::script_file::{ScriptFile, ARG_LIMIT};
-use super::watch::{watch, Ending};
-use super::{ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent};
+use super::watch::{linger, watch_outputs, Ending};
+use super::{
+    ExecError, ExecRequest, Execution, Executor, OneShotReason, OutputConsumer, ShellEvent, LATE_OUTPUT_MAX,
+    LATE_OUTPUT_QUIET,
+};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
-use crate::process::tree;
+use crate::process::procfs;
+use crate::process::tree::{self, CallMarker};
+use crate::reaper::MARKER_VAR;
+
+/// Numbers the calls of this process, for their markers.
+static CALLS: AtomicU64 = AtomicU64::new(1);
+
+/// How long processes that closed the output may take to finish exiting before they are counted as
+/// left running.
+const EXIT_SETTLE: Duration = Duration::from_millis(20);
 
 /// Spawns `<shell> -c <script>` per call (`<shell> <file>` for scripts over ~100 KiB).
 #[derive(Debug, Clone, Copy, Default)]
@@ -38,7 +55,29 @@ impl Executor for OneShotExecutor {
             return Ok(finished(Outcome::Cancelled, started, 0));
         }
         let deadline = started.checked_add(req.timeout);
-        let script = super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script);
+        let bash = is_bash(&req.shell);
+        // Bash reads the snapshot through `BASH_ENV`, off the script's lines, so that its messages
+        // number the command's lines from 1 as `bash -c` does; other shells get a sourcing line.
+        let bash_env = match (&req.snapshot, bash) {
+            (Some(snapshot), true) => {
+                let original = req
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == "BASH_ENV")
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| std::env::var_os("BASH_ENV"));
+                let mut file = MemFile::new("bashrt-bash-env").map_err(ExecError::Setup)?;
+                file.write(&super::script::snapshot_bash_env(snapshot, original.as_deref()))
+                    .map_err(ExecError::Setup)?;
+                Some(file)
+            }
+            _ => None,
+        };
+        let script = match bash_env {
+            Some(_) => std::borrow::Cow::Borrowed(req.script.as_str()),
+            None => super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script),
+        };
         let script_file = if script.len() > ARG_LIMIT {
             let file = ScriptFile::create(&script).map_err(|(path, source)| ExecError::ScriptFile { path, source })?;
             Some(file)
@@ -46,21 +85,45 @@ impl Executor for OneShotExecutor {
             None
         };
         let (read, write) = output_pipe().map_err(ExecError::Setup)?;
+        let stdout_pipe = if req.split_stdout { Some(output_pipe().map_err(ExecError::Setup)?) } else { None };
         let mut command = Command::new(&req.shell);
+        // `$0` and the prefix of bash's messages, as when the user types `bash -c`.
+        if let Some(name) = req.shell.file_name() {
+            command.arg0(name);
+        }
         match &script_file {
             Some(file) => command.arg(file.path()),
-            None => command.arg("-c").arg(&*script),
+            // `--`: a command that starts with `-` is a command, not an option of the shell.
+            None => command.arg("-c").arg("--").arg(&*script),
         };
+        let stdout = match &stdout_pipe {
+            Some((_, stdout_write)) => stdout_write.try_clone(),
+            None => write.try_clone(),
+        };
+        // The runtime's marker, made this call's own: `<token>.<n>` still starts with the token the
+        // reaper looks for, and finds this call's processes wherever they went.
+        let marker = req.env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, token)| {
+            let mut value = token.clone();
+            value.push(format!(".{}", CALLS.fetch_add(1, Ordering::Relaxed)));
+            value
+        });
         command
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
-            .stdout(Stdio::from(write.try_clone().map_err(ExecError::Setup)?))
+            .stdout(Stdio::from(stdout.map_err(ExecError::Setup)?))
             .stderr(Stdio::from(write))
             .process_group(0);
+        if let Some(file) = &bash_env {
+            command.env("BASH_ENV", file.path());
+        }
+        if let Some(value) = &marker {
+            command.env(MARKER_VAR, value);
+        }
         let spawned = command.spawn();
-        // The command holds our copies of the write end; EOF and SIGPIPE need them closed.
+        // The command holds our copies of the write ends; EOF and SIGPIPE need them closed.
         drop(command);
+        let stdout_read = stdout_pipe.map(|(read, _)| read);
         let child = spawned.map_err(|source| spawn_error(&req.shell, &req.cwd, source))?;
         let pid = Pid::from_raw(
             i32::try_from(child.id()).map_err(|_| ExecError::Setup(io::Error::other("child pid out of range")))?,
@@ -68,25 +131,54 @@ impl Executor for OneShotExecutor {
         // Reaping goes through `waitpid` on the pid; the `Child` holds no pipes (all set above).
         drop(child);
         let mut shell = Shell::new(pid).map_err(ExecError::Setup)?;
+        let call = marker.map(|value| {
+            let mut entry = MARKER_VAR.as_bytes().to_vec();
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            CallMarker { entry, since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0) }
+        });
+        shell.call = call.clone();
 
-        let mut output = OutputReader::new(read);
-        let ending = watch(&mut output, &[shell.exit.fd()], cancel, deadline, out)?;
+        let mut outputs = vec![OutputReader::new(read)];
+        if let Some(read) = stdout_read {
+            out.stdout_split();
+            outputs.push(OutputReader::stdout(read));
+        }
+        let ending = watch_outputs(&mut outputs, &[shell.exit.fd()], cancel, deadline, out)?;
         let (outcome, background) = match ending {
             Ending::Done => {
-                output.close();
                 // After reaping, so that the shell's zombie does not make the group look non-empty
                 // (which would cost a `/proc` scan on every call). The group id cannot be reused
                 // while the group has members, and an empty group answers ESRCH at once.
                 let outcome = shell.exit.reap()?;
-                (outcome, tree::survivors(pid))
+                // What the command's children still print (`tee >(sha1sum)`, `cmd &` failing at
+                // once) is part of its output; a silent or endless one does not hold the call.
+                if linger(&mut outputs, cancel, deadline, LATE_OUTPUT_QUIET, LATE_OUTPUT_MAX, out)? {
+                    out.output_left_open();
+                }
+                let background = match &call {
+                    Some(call) => tree::call_survivors(pid, call, EXIT_SETTLE),
+                    None => tree::survivors(pid),
+                };
+                (outcome, background)
             }
             Ending::DeadlineReached | Ending::Cancelled => {
                 // Keep the partial output, then kill, then keep what the dying tree printed.
-                output.drain(out)?;
-                tree::terminate(pid, pid, req.kill_grace);
+                for output in &mut outputs {
+                    output.drain(out)?;
+                }
+                match &call {
+                    Some(call) => tree::terminate_call(pid, pid, req.kill_grace, call),
+                    None => tree::terminate(pid, pid, req.kill_grace),
+                }
                 shell.exit.reap()?;
-                let background = tree::survivors(pid);
-                output.drain(out)?;
+                let background = match &call {
+                    Some(call) => tree::call_survivors(pid, call, Duration::ZERO),
+                    None => tree::survivors(pid),
+                };
+                for output in &mut outputs {
+                    output.drain(out)?;
+                }
                 let outcome = match ending {
                     Ending::Cancelled => Outcome::Cancelled,
                     _ if cancel.is_cancelled() => Outcome::Cancelled,
@@ -95,6 +187,7 @@ impl Executor for OneShotExecutor {
                 (outcome, background)
             }
         };
+        drop(bash_env);
         drop(script_file);
         Ok(finished(outcome, started, background))
     }
@@ -114,12 +207,13 @@ fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
 /// a panicking consumer): no orphaned tree, no zombie.
 struct Shell {
     exit: ExitWatch,
+    call: Option<CallMarker>,
 }
 
 impl Shell {
     fn new(pid: Pid) -> io::Result<Self> {
         match ExitWatch::new(pid) {
-            Ok(exit) => Ok(Self { exit }),
+            Ok(exit) => Ok(Self { exit, call: None }),
             Err(e) => {
                 // Without a way to wait, the command cannot be run; do not leave it running.
                 tree::terminate(pid, pid, Duration::ZERO);
@@ -134,10 +228,19 @@ impl Drop for Shell {
     fn drop(&mut self) {
         if !self.exit.is_reaped() {
             let pid = self.exit.pid();
-            tree::terminate(pid, pid, Duration::ZERO);
+            match &self.call {
+                Some(call) => tree::terminate_call(pid, pid, Duration::ZERO, call),
+                None => tree::terminate(pid, pid, Duration::ZERO),
+            }
             let _ = self.exit.reap();
         }
     }
+}
+
+/// Whether `shell` is bash by its name (`bash`, `bash5`, `/usr/local/bin/bash-5.2`), so that it reads
+/// `BASH_ENV` before `-c`.
+fn is_bash(shell: &Path) -> bool {
+    shell.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("bash"))
 }
 
 /// A missing working directory makes the spawn fail with the same ENOENT as a missing shell; say

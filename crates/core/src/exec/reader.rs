@@ -14,11 +14,19 @@ use crate::process::pipe::{self, CHUNK};
 pub(crate) struct OutputReader {
     fd: Option<OwnedFd>,
     buf: Vec<u8>,
+    /// Stdout of a split execution: chunks go to [`OutputConsumer::consume_stdout`].
+    stdout: bool,
 }
 
 impl OutputReader {
+    /// The merged output (or stderr alone, when stdout is split off).
     pub(crate) fn new(fd: OwnedFd) -> Self {
-        Self { fd: Some(fd), buf: vec![0; CHUNK] }
+        Self { fd: Some(fd), buf: vec![0; CHUNK], stdout: false }
+    }
+
+    /// The stdout pipe of a split execution.
+    pub(crate) fn stdout(fd: OwnedFd) -> Self {
+        Self { stdout: true, ..Self::new(fd) }
     }
 
     /// `None` once closed.
@@ -74,7 +82,12 @@ impl OutputReader {
                 Err(e) => return Err(e.into()),
             }
         };
-        if n == 0 || consumer.consume(&self.buf[..n]) == Flow::Stop {
+        let flow = match n {
+            0 => Flow::Stop,
+            _ if self.stdout => consumer.consume_stdout(&self.buf[..n]),
+            _ => consumer.consume(&self.buf[..n]),
+        };
+        if flow == Flow::Stop {
             self.close();
         }
         Ok(Some(n))

@@ -28,8 +28,9 @@ pub fn compose(command: &str, prefix: Option<&str>, status: StatusMode) -> Strin
         (StatusMode::AsIs, Some(prefix)) => format!("{prefix} {command}"),
         (StatusMode::ExtractedLastStage, None) => extracted(command),
         (StatusMode::ExtractedLastStage, Some(prefix)) if is_list_prefix(prefix) => {
-            // Braces keep `a && <prefix>`-style operators applying to the whole producer + status line.
-            format!("{prefix} {{\n{}\n}}", extracted(command))
+            // Braces keep `a && <prefix>`-style operators applying to the whole producer + status line;
+            // the producer stays on the prefix's last line, so bash's line numbers are unchanged.
+            format!("{prefix} {{ {}\n}}", extracted(command))
         }
         (StatusMode::ExtractedLastStage, Some(prefix)) => extracted(&format!("{prefix} {command}")),
     }
@@ -37,13 +38,17 @@ pub fn compose(command: &str, prefix: Option<&str>, status: StatusMode) -> Strin
 
 /// The producer in a subshell, then its status only when `pipefail` is on.
 ///
+/// The producer starts on the first line of the text, after `( `, so that bash's messages name the
+/// line the user wrote (`bash: line 1: …`, as with `bash -c`); the space keeps `((` from reading as
+/// arithmetic. The `)` goes on a line of its own, after a comment or a heredoc the producer may end with.
+///
 /// Inside `case`, `$?` is still the subshell's status. `$SHELLOPTS` rather than `[[ -o pipefail ]]`
 /// keeps it valid POSIX sh (no `pipefail` in `$SHELLOPTS` means status 0). The subshell is the left
 /// side of `||`, so `set -e` does not end the shell there; the `(exit N)` on the right is the last
 /// command, so with `set -e` and `pipefail` the shell ends exactly as with the original pipeline.
 /// No `exit`: the same text works in a long-lived shell.
 fn extracted(producer: &str) -> String {
-    format!("(\n{producer}\n) || case :$SHELLOPTS: in *:pipefail:*) (exit $?) ;; esac")
+    format!("( {producer}\n) || case :$SHELLOPTS: in *:pipefail:*) (exit $?) ;; esac")
 }
 
 fn is_list_prefix(prefix: &str) -> bool {
@@ -63,6 +68,27 @@ pub(crate) fn sourcing_snapshot<'a>(snapshot: Option<&std::path::Path>, script: 
         }
         None => script.into(),
     }
+}
+
+/// What a fresh bash reads through `BASH_ENV` before its `-c` text: the snapshot, then `BASH_ENV` set
+/// back to what the caller's environment had (unset when it had none), so that the command's own bash
+/// children do not source the snapshot. This keeps the snapshot off the script's lines: bash numbers
+/// the command's lines from 1, as under `bash -c`. A caller's own `BASH_ENV` is then read too, as bash
+/// would have.
+pub(crate) fn snapshot_bash_env(snapshot: &std::path::Path, original: Option<&std::ffi::OsStr>) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = b"\\. ".to_vec();
+    quote_into(&mut out, snapshot.as_os_str().as_bytes());
+    out.extend_from_slice(b" </dev/null >/dev/null 2>&1\n");
+    match original {
+        Some(value) => {
+            out.extend_from_slice(b"BASH_ENV=");
+            quote_into(&mut out, value.as_bytes());
+            out.extend_from_slice(b"\nif [ -n \"$BASH_ENV\" ]; then \\. \"$BASH_ENV\"; fi\n");
+        }
+        None => out.extend_from_slice(b"\\builtin unset BASH_ENV\n"),
+    }
+    out
 }
 
 /// Appends `text` in single quotes, with `'` written as `'\''`: the one quoting bash never expands,
@@ -110,7 +136,7 @@ mod tests {
     #[test]
     fn word_prefix_goes_inside_the_producer_subshell() {
         let script = compose("yes", Some("nice -n 5"), StatusMode::ExtractedLastStage);
-        assert!(script.starts_with("(\nnice -n 5 yes\n)"), "{script}");
+        assert!(script.starts_with("( nice -n 5 yes\n)"), "{script}");
     }
 
     #[test]
@@ -118,7 +144,7 @@ mod tests {
         for prefix in ["set -o pipefail;", "cd /tmp &&", "true ||", "shopt -s extglob\n"] {
             let script = compose("yes", Some(prefix), StatusMode::ExtractedLastStage);
             assert!(script.starts_with(prefix), "{script}");
-            assert!(script.contains("{\n(\nyes\n)"), "{script}");
+            assert!(script.contains("{ ( yes\n)"), "{script}");
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::io;
 use std::os::fd::BorrowedFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout};
@@ -37,47 +37,146 @@ pub(crate) fn watch(
     deadline: Option<Instant>,
     consumer: &mut dyn OutputConsumer,
 ) -> io::Result<Ending> {
+    watch_outputs(std::slice::from_mut(output), done, cancel, deadline, consumer)
+}
+
+/// The most output pipes [`watch_outputs`] reads: the merged output, or stderr and stdout apart.
+pub(crate) const MAX_OUTPUTS: usize = 2;
+
+/// [`watch`] over several output pipes (at most [`MAX_OUTPUTS`]; more are ignored).
+pub(crate) fn watch_outputs(
+    outputs: &mut [OutputReader],
+    done: &[BorrowedFd<'_>],
+    cancel: &CancelToken,
+    deadline: Option<Instant>,
+    consumer: &mut dyn OutputConsumer,
+) -> io::Result<Ending> {
     let done = &done[..done.len().min(MAX_DONE)];
+    let count = outputs.len().min(MAX_OUTPUTS);
+    let outputs = &mut outputs[..count];
     loop {
         let (cancelled, finished, readable) = {
-            let output_fd = output.fd();
-            // A fixed array, unused slots cut off: no allocation per chunk. Order: cancel, done…, output.
+            // A fixed array, unused slots cut off: no allocation per chunk. Order: cancel, done…,
+            // open outputs.
             let pollfd = |fd| PollFd::new(fd, PollFlags::POLLIN);
             let spare = cancel.fd();
-            let mut fds = [
-                pollfd(cancel.fd()),
-                pollfd(done.first().copied().unwrap_or(spare)),
-                pollfd(done.get(1).copied().unwrap_or(spare)),
-                pollfd(spare),
-            ];
-            let output_slot = 1 + done.len();
-            if let Some(fd) = output_fd {
-                fds[output_slot] = pollfd(fd);
+            let mut fds: [PollFd<'_>; 1 + MAX_DONE + MAX_OUTPUTS] = std::array::from_fn(|_| pollfd(spare));
+            for (slot, fd) in fds[1..].iter_mut().zip(done) {
+                *slot = pollfd(*fd);
             }
-            let watched = output_slot + usize::from(output_fd.is_some());
+            let first_output = 1 + done.len();
+            let mut which = [usize::MAX; MAX_OUTPUTS];
+            let mut watched = first_output;
+            for (i, output) in outputs.iter().enumerate() {
+                if let Some(fd) = output.fd() {
+                    fds[watched] = pollfd(fd);
+                    which[watched - first_output] = i;
+                    watched += 1;
+                }
+            }
             match nix::poll::poll(&mut fds[..watched], time_left(deadline)) {
                 Ok(_) => {}
                 Err(Errno::EINTR) => continue,
                 Err(e) => return Err(e.into()),
             }
             let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
-            let finished = fds[1..output_slot].iter().any(ready);
-            (ready(&fds[0]), finished, output_fd.is_some() && ready(&fds[output_slot]))
+            let finished = fds[1..first_output].iter().any(ready);
+            let mut readable = [false; MAX_OUTPUTS];
+            for (slot, fd) in fds[first_output..watched].iter().enumerate() {
+                if ready(fd) {
+                    readable[which[slot]] = true;
+                }
+            }
+            (ready(&fds[0]), finished, readable)
         };
         if cancelled || cancel.is_cancelled() {
             return Ok(Ending::Cancelled);
         }
         if finished {
-            output.drain(consumer)?;
+            for output in outputs.iter_mut() {
+                output.drain(consumer)?;
+            }
             return Ok(Ending::Done);
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(Ending::DeadlineReached);
         }
-        if readable {
-            output.read_once(consumer)?;
+        for (output, readable) in outputs.iter_mut().zip(readable) {
+            if readable {
+                output.read_once(consumer)?;
+            }
         }
     }
+}
+
+/// After the command is done: keeps delivering what processes it left behind still write to the
+/// outputs (the late output of its own children), until none holds them, nothing arrived for
+/// `quiet`, `max` passed, the deadline passed or the caller cancelled. Returns whether some output
+/// was still held open when it gave up; the outputs are closed either way.
+pub(crate) fn linger(
+    outputs: &mut [OutputReader],
+    cancel: &CancelToken,
+    deadline: Option<Instant>,
+    quiet: Duration,
+    max: Duration,
+    consumer: &mut dyn OutputConsumer,
+) -> io::Result<bool> {
+    let count = outputs.len().min(MAX_OUTPUTS);
+    let outputs = &mut outputs[..count];
+    let end = Instant::now().checked_add(max);
+    let end = match (end, deadline) {
+        (Some(end), Some(deadline)) => Some(end.min(deadline)),
+        (end, deadline) => end.or(deadline),
+    };
+    loop {
+        if outputs.iter().all(|o| o.fd().is_none()) {
+            return Ok(false);
+        }
+        let now = Instant::now();
+        if cancel.is_cancelled() || end.is_some_and(|end| now >= end) {
+            break;
+        }
+        let wait = end.map_or(quiet, |end| quiet.min(end - now));
+        let readable = {
+            let pollfd = |fd| PollFd::new(fd, PollFlags::POLLIN);
+            let mut fds: [PollFd<'_>; 1 + MAX_OUTPUTS] = std::array::from_fn(|_| pollfd(cancel.fd()));
+            let mut which = [usize::MAX; MAX_OUTPUTS];
+            let mut watched = 1;
+            for (i, output) in outputs.iter().enumerate() {
+                if let Some(fd) = output.fd() {
+                    fds[watched] = pollfd(fd);
+                    which[watched - 1] = i;
+                    watched += 1;
+                }
+            }
+            let millis = wait.as_nanos().div_ceil(1_000_000);
+            match nix::poll::poll(&mut fds[..watched], PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX)) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+            let mut readable = [false; MAX_OUTPUTS];
+            for (slot, fd) in fds[1..watched].iter().enumerate() {
+                if fd.revents().is_some_and(|r| !r.is_empty()) {
+                    readable[which[slot]] = true;
+                }
+            }
+            readable
+        };
+        for (output, readable) in outputs.iter_mut().zip(readable) {
+            if readable {
+                output.read_once(consumer)?;
+            }
+        }
+    }
+    let mut held = false;
+    for output in outputs.iter_mut() {
+        output.drain(consumer)?;
+        held |= output.has_writers();
+        output.close();
+    }
+    Ok(held)
 }
 
 /// Rounded up, so the loop does not wake just before the deadline and spin on zero timeouts.

@@ -7,4 +7,5 @@ pub(crate) mod memfile;
 pub(crate) mod pidfd;
 pub(crate) mod pipe;
 pub(crate) mod procfs;
+pub(crate) mod subreaper;
 pub(crate) mod tree;

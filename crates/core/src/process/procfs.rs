@@ -32,6 +32,47 @@ pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
     Ok(table)
 }
 
+/// How many pids below the last one handed out [`visit_pids`] probes first: the newest processes.
+const FRONTIER_BEHIND: i32 = 16;
+/// Probes of the newest pids per [`visit_pids`] call, at most.
+const FRONTIER_ROUNDS: usize = 32;
+
+/// Calls `visit` with every pid `/proc` lists, then with the pids around the one the kernel handed
+/// out last while new ones appear there: pids are handed out in increasing order (until they wrap),
+/// so a process that forks and exits over and over (its generations living too briefly for one pass
+/// over `/proc` to meet them alive) is met there, at its newest. A pid may be visited more than once.
+/// Probing a pid that does not exist costs one failed `stat(2)`.
+pub(crate) fn visit_pids(mut visit: impl FnMut(i32)) {
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            if let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) {
+                visit(pid);
+            }
+        }
+    }
+    let Some(mut last) = last_pid() else { return };
+    let mut from = last.saturating_sub(FRONTIER_BEHIND).max(1);
+    for _ in 0..FRONTIER_ROUNDS {
+        for pid in from..=last {
+            if std::fs::metadata(format!("/proc/{pid}")).is_ok() {
+                visit(pid);
+            }
+        }
+        match last_pid() {
+            Some(now) if now != last => {
+                from = if now > last { last + 1 } else { 1 };
+                last = now;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// The pid the kernel handed out last (the fifth field of `/proc/loadavg`).
+fn last_pid() -> Option<i32> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().nth(4)?.parse().ok()
+}
+
 /// `None` when the process is gone (or `/proc` is unreadable).
 pub(crate) fn stat(pid: i32) -> Option<ProcEntry> {
     // The fields up to starttime fit easily: a stat line is ~300 bytes with a 15-byte comm.

@@ -3,8 +3,10 @@
 //! group such a descendant leads. Promises: never signals this process or its process group (nor
 //! pid/group 0 or 1); signals only processes it identified, never a later process reusing a pid.
 //!
-//! Not reachable: descendants that were orphaned (their parent died) after leaving the command's
-//! process group, e.g. double-forked daemons; finding those needs a subreaper or a cgroup.
+//! Orphans (their parent died: `setsid -f`, double-forked daemons) are reached by parent links when
+//! the shell is a child subreaper ([`super::subreaper`]) and still alive; a one-shot call's processes
+//! also carry a marker in their environment ([`CallMarker`]), which finds them wherever they went.
+//! Not reachable: an orphan of a shell that is not a subreaper, with no marker, outside the group.
 //!
 //! A long-lived shell's tree also holds what earlier calls left running (a server started with `&`).
 //! [`terminate_sparing`] kills the tree but those processes and their descendants; because they share
@@ -22,9 +24,13 @@ use nix::unistd::Pid;
 use super::pidfd;
 use super::procfs::{self, ProcEntry};
 
-/// Walk-and-stop rounds before signalling: each round catches what forked during the previous one.
-const FREEZE_ROUNDS: usize = 4;
-/// Walk-and-kill rounds after the grace: a TERM handler may have started new processes.
+/// Walk-and-stop rounds go on until this many rounds in a row found nothing new: one quiet round
+/// could be a process that forked and exited between two reads of `/proc` (pid-hopping).
+const QUIET_ROUNDS: usize = 2;
+/// At most this many walk-and-stop rounds: a stopped process cannot fork, so a tree stops growing
+/// after a few; only a race lost again and again gets this far.
+const MAX_FREEZE_ROUNDS: usize = 200;
+/// SIGKILL waits for members that do not die (uninterruptible sleep) before giving up on them.
 const KILL_ROUNDS: usize = 4;
 /// How long SIGKILLed processes get to finish dying; only a process stuck in uninterruptible sleep
 /// (`D`, e.g. on a dead NFS mount) takes longer, and waiting for it forever would hang the call.
@@ -44,44 +50,198 @@ pub(crate) fn terminate(root: Pid, group: Pid, grace: Duration) {
 /// [`terminate`], except for the processes of `spare` that are still the same processes (pid and start
 /// time) and for everything descending from them.
 pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
+    terminate_tree(Tree::new(root, group, spare), grace);
+    tracing::debug!(root = root.as_raw(), "process tree terminated");
+}
+
+/// [`terminate_sparing`], except for `root` itself: what a long-lived shell's command started, killed
+/// while the shell lives on (an abort that keeps the shell, like Ctrl-C at a prompt). The shell's
+/// group is then signalled member by member, never as a whole.
+pub(crate) fn terminate_descendants(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
     let mut tree = Tree::new(root, group, spare);
-    if !grace.is_zero() {
-        for _ in 0..FREEZE_ROUNDS {
-            let found = tree.extend();
-            tree.signal(Signal::SIGSTOP);
-            if found == 0 {
-                break;
-            }
+    tree.spare_root = true;
+    tree.shared_groups.insert(group.as_raw());
+    terminate_tree(tree, grace);
+}
+
+/// Sends `signal` once to what `root` (a long-lived shell) currently runs besides itself and `spare`:
+/// the first step of an interrupt, as a terminal's Ctrl-C sends SIGINT to the foreground job.
+pub(crate) fn signal_descendants(root: Pid, group: Pid, spare: &[ProcEntry], signal: Signal) {
+    let mut tree = Tree::new(root, group, spare);
+    tree.spare_root = true;
+    tree.shared_groups.insert(group.as_raw());
+    tree.extend();
+    tree.signal(signal);
+}
+
+/// [`terminate`] for a one-shot call, whose processes also carry `marker` in their environment:
+/// those are killed too wherever they are (a `setsid -f` child orphaned before the kill).
+pub(crate) fn terminate_call(root: Pid, group: Pid, grace: Duration, marker: &CallMarker) {
+    terminate_sparing_marked(root, group, grace, &[], marker);
+}
+
+/// [`terminate_sparing`] for a shell whose processes carry `marker` (a long-lived shell started with
+/// its own `BASHRT_RUNTIME=<token>.<n>`): marked processes are killed wherever they are, but the
+/// spared ones and their descendants.
+pub(crate) fn terminate_sparing_marked(
+    root: Pid,
+    group: Pid,
+    grace: Duration,
+    spare: &[ProcEntry],
+    marker: &CallMarker,
+) {
+    let mut tree = Tree::new(root, group, spare);
+    tree.marker = Some(marker);
+    terminate_tree(tree, grace);
+    tracing::debug!(root = root.as_raw(), "marked processes terminated");
+}
+
+/// Stops the tree until it stops growing (a stopped process cannot fork, so each round catches what
+/// forked during the previous one, pid-hoppers included), then SIGTERM and SIGCONT, `grace`, and
+/// SIGKILL rounds until nothing is left.
+fn terminate_tree(mut tree: Tree<'_>, grace: Duration) {
+    let mut quiet = 0;
+    for _ in 0..MAX_FREEZE_ROUNDS {
+        let found = tree.extend();
+        tree.signal(Signal::SIGSTOP);
+        quiet = if found == 0 { quiet + 1 } else { 0 };
+        if quiet >= QUIET_ROUNDS {
+            break;
         }
+    }
+    if !grace.is_zero() {
         tree.signal(Signal::SIGTERM);
         tree.signal(Signal::SIGCONT);
         tree.wait_until_dead(Instant::now() + grace);
     }
-    for _ in 0..KILL_ROUNDS {
+    let mut quiet = 0;
+    let mut waits = 0;
+    for _ in 0..MAX_FREEZE_ROUNDS {
         tree.forget_dead();
-        tree.extend();
+        let found = tree.extend();
         if tree.is_empty() {
-            break;
+            quiet += 1;
+            if quiet >= QUIET_ROUNDS {
+                break;
+            }
+            continue;
         }
+        quiet = 0;
         tree.signal(Signal::SIGKILL);
+        if found == 0 {
+            // Only known members are left: bound the waits for ones that cannot die yet.
+            waits += 1;
+            if waits > KILL_ROUNDS {
+                break;
+            }
+        }
         tree.wait_until_dead(Instant::now() + KILL_SETTLE);
     }
-    tracing::debug!(root = root.as_raw(), "process tree terminated");
+}
+
+/// What marks the processes of one call: an entry of their environment (`BASHRT_RUNTIME=<token>.<n>`,
+/// which survives `setsid` and double forks), and the start time of the call's shell: a process that
+/// started before cannot be the call's, so only younger ones have their environment read.
+#[derive(Debug, Clone)]
+pub(crate) struct CallMarker {
+    /// `NAME=value`, as in `/proc/<pid>/environ`.
+    pub entry: Vec<u8>,
+    /// The start time (clock ticks after boot, as in `/proc/<pid>/stat`) of the call's shell.
+    pub since: u64,
+}
+
+impl CallMarker {
+    /// The live processes carrying the marker, besides this one.
+    fn members(&self, table: &[ProcEntry], own: Own) -> Vec<ProcEntry> {
+        table
+            .iter()
+            .filter(|e| e.alive && own.may_signal(e.pid) && e.start_time.is_some_and(|t| t >= self.since))
+            .filter(|e| has_env_entry(e.pid, &self.entry))
+            .copied()
+            .collect()
+    }
+
+    /// Reads `/proc` and stops each process carrying the marker the moment it is found, with its
+    /// process group when that group's leader is gone: a process that forks and exits every
+    /// millisecond lives too briefly to be found by one scan and signalled after it, but not to be
+    /// stopped right when its environment is read; once stopped it cannot fork, and the group signal
+    /// stops the rest of its chain at once. Returns what it stopped.
+    fn freeze_members(&self, own: Own, excluded: &HashSet<i32>) -> Vec<ProcEntry> {
+        let mut stopped = Vec::new();
+        procfs::visit_pids(|pid| {
+            let Some(stat) = procfs::stat(pid) else { return };
+            if !stat.alive
+                || !own.may_signal(pid)
+                || excluded.contains(&pid)
+                || stat.start_time.is_none_or(|t| t < self.since)
+            {
+                return;
+            }
+            // Pinned before the check, so that the signal cannot reach a later process with this pid.
+            let Ok(fd) = pidfd::open(pid) else { return };
+            if !has_env_entry(pid, &self.entry) {
+                return;
+            }
+            let _ = pidfd::send_signal(fd.as_fd(), Signal::SIGSTOP);
+            let group = stat.pgid;
+            if group != pid && own.may_signal_group(group) && procfs::stat(group).is_none_or(|leader| !leader.alive) {
+                let _ = kill(Pid::from_raw(-group), Signal::SIGSTOP);
+            }
+            if !stopped.iter().any(|e: &ProcEntry| e.pid == pid) {
+                stopped.push(stat);
+            }
+        });
+        stopped
+    }
+}
+
+/// Whether the environment of `pid` holds exactly `entry` (`NAME=value`).
+pub(crate) fn has_env_entry(pid: i32, entry: &[u8]) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|e| e == entry))
+}
+
+/// What a finished one-shot call left running: the live members of its process `group` and their
+/// descendants, and every process carrying its `marker` (children that called `setsid` and were
+/// orphaned when the shell exited), after giving those that are exiting up to `settle` to finish (a
+/// process that just closed the output may not have exited yet).
+pub(crate) fn call_survivors(group: Pid, marker: &CallMarker, settle: Duration) -> u32 {
+    let own = Own::current();
+    let Ok(table) = procfs::processes() else {
+        return 0;
+    };
+    let mut groups = HashSet::new();
+    if own.may_signal_group(group.as_raw()) {
+        groups.insert(group.as_raw());
+    }
+    let marked = marker.members(&table, own);
+    let seeds: HashSet<i32> = marked.iter().map(|e| e.pid).collect();
+    let mut members = closure(&table, &seeds, &mut groups, own, &HashSet::new());
+    members.extend(marked);
+    if members.is_empty() {
+        return 0;
+    }
+    let mut tree = Tree::new(Pid::from_raw(0), Pid::from_raw(0), &[]);
+    tree.members.extend(members.iter().map(Member::new));
+    tree.wait_until_dead(Instant::now() + settle);
+    u32::try_from(tree.members.len()).unwrap_or(u32::MAX)
 }
 
 /// Live processes in `group` and their descendants. The common case (the group is empty) costs one
 /// `kill(-group, 0)`; only a non-empty group makes it read `/proc`.
 pub(crate) fn survivors(group: Pid) -> u32 {
+    u32::try_from(survivor_entries(group).len()).unwrap_or(u32::MAX)
+}
+
+fn survivor_entries(group: Pid) -> Vec<ProcEntry> {
     let own = Own::current();
     if !own.may_signal_group(group.as_raw()) || kill(Pid::from_raw(-group.as_raw()), None) == Err(Errno::ESRCH) {
-        return 0;
+        return Vec::new();
     }
     let Ok(table) = procfs::processes() else {
-        return 0;
+        return Vec::new();
     };
     let mut groups = HashSet::from([group.as_raw()]);
-    let members = closure(&table, &HashSet::new(), &mut groups, own, &HashSet::new());
-    u32::try_from(members.len()).unwrap_or(u32::MAX)
+    closure(&table, &HashSet::new(), &mut groups, own, &HashSet::new())
 }
 
 /// What a long-lived `shell` (the leader of its own process group) has running besides itself: the
@@ -158,7 +318,7 @@ impl Own {
 }
 
 /// New members of the tree, given the pids already `known` (seeds included) and the `groups` that
-/// belong to it (extended with every group a new member leads): live processes in one of the groups
+/// belong to it (extended with every group a new member leads or is in without a live leader): live processes in one of the groups
 /// or whose parent is a member, up to a fixed point, never one of `excluded`.
 fn closure(
     table: &[ProcEntry],
@@ -169,6 +329,7 @@ fn closure(
 ) -> Vec<ProcEntry> {
     let mut members: HashSet<i32> = known.clone();
     let mut found = Vec::new();
+    let alive: HashSet<i32> = table.iter().filter(|e| e.alive).map(|e| e.pid).collect();
     loop {
         let before = found.len();
         for entry in table {
@@ -181,7 +342,10 @@ fn closure(
             }
             if groups.contains(&entry.pgid) || members.contains(&entry.ppid) {
                 members.insert(entry.pid);
-                if entry.pgid == entry.pid && own.may_signal_group(entry.pgid) {
+                // The group it leads, or a group whose leader is gone: what a process that forks
+                // and exits over and over (pid-hopping) leaves behind, one group for the whole chain,
+                // which one group signal stops at once.
+                if (entry.pgid == entry.pid || !alive.contains(&entry.pgid)) && own.may_signal_group(entry.pgid) {
                     groups.insert(entry.pgid);
                 }
                 found.push(*entry);
@@ -248,6 +412,10 @@ struct Tree<'a> {
     spare: &'a [ProcEntry],
     /// Groups with a spared process in them: signalled member by member only.
     shared_groups: HashSet<i32>,
+    /// Processes carrying this call's marker are members wherever they are.
+    marker: Option<&'a CallMarker>,
+    /// The root itself is not a member (it is seeded, so that its children are).
+    spare_root: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -255,7 +423,16 @@ impl<'a> Tree<'a> {
         let own = Own::current();
         let groups =
             if own.may_signal_group(group.as_raw()) { HashSet::from([group.as_raw()]) } else { HashSet::new() };
-        Self { own, root: root.as_raw(), groups, members: Vec::new(), spare, shared_groups: HashSet::new() }
+        Self {
+            own,
+            root: root.as_raw(),
+            groups,
+            members: Vec::new(),
+            spare,
+            shared_groups: HashSet::new(),
+            marker: None,
+            spare_root: false,
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -268,14 +445,29 @@ impl<'a> Tree<'a> {
             return 0;
         };
         let mut known: HashSet<i32> = self.members.iter().map(|m| m.pid).collect();
-        let root_is_new = !known.contains(&self.root);
-        if root_is_new {
-            // A seed, so that its children count even if it is a zombie by now.
-            known.insert(self.root);
-        }
+        let root_is_new = !known.contains(&self.root) && !self.spare_root;
+        // A seed, so that its children count even if it is a zombie by now.
+        known.insert(self.root);
         let excluded = spared(&table, self.spare);
         self.shared_groups.extend(table.iter().filter(|e| excluded.contains(&e.pid)).map(|e| e.pgid));
+        let marked: Vec<ProcEntry> = match self.marker {
+            Some(marker) => {
+                let mut marked = marker.freeze_members(self.own, &excluded);
+                // Those that started after the table was read are in the next round's table.
+                marked.retain(|e| !known.contains(&e.pid) && table.iter().any(|t| t.pid == e.pid));
+                marked
+            }
+            None => Vec::new(),
+        };
+        // Marked processes are seeds: their descendants and the groups they lead belong too.
+        known.extend(marked.iter().map(|e| e.pid));
+        for entry in &marked {
+            if entry.pgid == entry.pid && self.own.may_signal_group(entry.pgid) {
+                self.groups.insert(entry.pgid);
+            }
+        }
         let mut found = closure(&table, &known, &mut self.groups, self.own, &excluded);
+        found.extend(marked);
         if root_is_new {
             if let Some(root) = table.iter().find(|e| e.pid == self.root && e.alive) {
                 if self.own.may_signal(root.pid) {

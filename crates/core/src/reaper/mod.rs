@@ -21,21 +21,36 @@ mod sweep;
 /// The environment variable that marks processes started by a runtime.
 pub const MARKER_VAR: &str = "BASHRT_RUNTIME";
 
-/// Waits for EOF, then kills every marked process; repeats while it finds any (a process may fork
-/// while the first sweep runs). `$1` is the token.
+/// Waits for EOF, then kills every marked process (a `swept` line first means the runtime has swept
+/// them itself: nothing to do) (`BASHRT_RUNTIME=<token>` or a one-shot call's
+/// `<token>.<n>`), with its process group when it leads it or the group's leader is gone (one signal
+/// stops a whole chain of a process that forks and exits over and over); repeats until three rounds
+/// in a row find nothing, at most 200. `$1` is the token.
 const SCRIPT: &str = r#"trap '' INT TERM HUP
-while IFS= read -r _; do :; done
+while IFS= read -r line; do [[ $line == swept ]] && exit 0; done
 self=$BASHPID
-for round in 1 2 3 4 5; do
+read -r st < /proc/self/stat; read -ra f <<< "${st##*) }"; mine=${f[2]}
+check() {
+  [[ $1 == "$self" ]] && return
+  while IFS= read -r -d '' kv; do
+    if [[ $kv == "BASHRT_RUNTIME=$token" || $kv == "BASHRT_RUNTIME=$token".* ]]; then
+      g=0
+      if read -r st 2>/dev/null < "/proc/$1/stat"; then read -ra f <<< "${st##*) }"; g=${f[2]}; fi
+      kill -KILL "$1" 2>/dev/null && found=1
+      if ((g > 1 && g != mine)) && [[ $g == "$1" || ! -e /proc/$g ]]; then kill -KILL -- "-$g" 2>/dev/null; fi
+      return
+    fi
+  done 2>/dev/null < "/proc/$1/environ"
+}
+token=$1
+quiet=0
+for ((round = 0; round < 200 && quiet < 3; round++)); do
   found=0
-  for d in /proc/[0-9]*; do
-    p=${d#/proc/}
-    [[ $p == "$self" ]] && continue
-    while IFS= read -r -d '' kv; do
-      if [[ $kv == "BASHRT_RUNTIME=$1" ]]; then kill -KILL "$p" 2>/dev/null && found=1; break; fi
-    done 2>/dev/null < "$d/environ"
-  done
-  [[ $found == 0 ]] && break
+  for d in /proc/[0-9]*; do check "${d#/proc/}"; done
+  # The newest pids: where a process that forks and exits over and over is.
+  read -r _ _ _ _ last _ < /proc/loadavg
+  for ((p = last - 16; p <= last; p++)); do [[ -e /proc/$p ]] && check "$p"; done
+  if ((found)); then quiet=0; else ((quiet++)); fi
 done
 "#;
 
@@ -85,6 +100,8 @@ impl Reaper {
     pub(crate) fn terminate_all(&self, grace: Duration) -> usize {
         let signalled = sweep::terminate_marked(MARKER_VAR, &self.token, grace);
         if let Some(watchdog) = self.watchdog.get() {
+            // The sweep above did the watchdog's work: spare the runtime its rounds over `/proc`.
+            watchdog.tell_swept();
             watchdog.stop_and_wait();
         }
         signalled
@@ -132,11 +149,77 @@ impl Watchdog {
         }
     }
 
+    /// Tells the watchdog that every marked process is gone; it then exits without sweeping.
+    fn tell_swept(&self) {
+        use std::io::Write;
+        if let Some(pipe) = self.pipe.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+            let _ = pipe.write_all(b"swept\n");
+        }
+    }
+
     /// Closes the pipe, so the watchdog kills every marked process, and waits until it has.
     fn stop_and_wait(&self) {
         drop(self.pipe.lock().unwrap_or_else(PoisonError::into_inner).take());
         if let Some(mut child) = self.child.lock().unwrap_or_else(PoisonError::into_inner).take() {
             let _ = child.wait();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::io::Read;
+
+    /// Every pid `/proc` lists in session `sid`, zombies included (a generation of a pid-hopper lives
+    /// too briefly to be met alive, but leaves a new pid).
+    fn session_pids(sid: &str) -> HashSet<i32> {
+        let mut pids = HashSet::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            let Some(close) = stat.rfind(')') else { continue };
+            if stat[close + 1..].split_whitespace().nth(3) == Some(sid) {
+                pids.insert(pid);
+            }
+        }
+        pids
+    }
+
+    fn still_hopping(sid: &str, scans: usize) -> bool {
+        let first = session_pids(sid);
+        (0..scans).any(|_| session_pids(sid).difference(&first).next().is_some())
+    }
+
+    #[test]
+    fn the_watchdog_kills_a_pid_hopping_process_when_the_runtime_goes() {
+        let reaper = Reaper::new(Some(PathBuf::from("bash")));
+        let (key, token) = reaper.marker();
+        // A marked process that forks and exits every millisecond, in its own session; it prints
+        // the session id and keeps going after its starter exits.
+        let script = "setsid -f sh -c 'echo $$; f() { (sleep 0.001; f) & }; f' </dev/null";
+        let Ok(mut child) = Command::new("bash")
+            .args(["-c", script])
+            .env(key, format!("{}.7", token.to_string_lossy()))
+            .stdout(Stdio::piped())
+            .spawn()
+        else {
+            println!("skipped: bash cannot be started");
+            return;
+        };
+        let mut first_line = String::new();
+        if let Some(mut out) = child.stdout.take() {
+            let mut byte = [0u8; 1];
+            while out.read(&mut byte).is_ok_and(|n| n == 1) && byte[0] != b'\n' {
+                first_line.push(char::from(byte[0]));
+            }
+        }
+        let _ = child.wait();
+        let sid = first_line.trim().to_string();
+        assert!(still_hopping(&sid, 1000), "the hopper runs ({sid:?})");
+        // As when the runtime is dropped or killed: the pipe closes, the watchdog sweeps and exits.
+        drop(reaper);
+        assert!(!still_hopping(&sid, 3), "the hopper outlived the watchdog");
     }
 }

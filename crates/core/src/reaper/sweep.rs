@@ -8,53 +8,145 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use crate::process::pidfd;
+use crate::process::{pidfd, procfs};
 use std::time::{Duration, Instant};
 
-/// Rounds of scan-and-kill (a dying process may still fork once).
-const ROUNDS: usize = 3;
+/// Scan rounds go on until this many in a row found nothing new (one quiet round could be a process
+/// that forked and exited between two reads of `/proc`), at most [`MAX_ROUNDS`].
+const QUIET_ROUNDS: usize = 2;
+const MAX_ROUNDS: usize = 200;
 
-/// Kills every live process whose environment holds `MARKER=token`; returns how many were signalled.
+/// Kills every live process whose environment holds `MARKER=token` (or `MARKER=token.<call>`, a one-shot
+/// call's own marker); returns how many were signalled. Each found process is stopped at once, with
+/// its process group when that group has no other leader, so that nothing can fork out of reach
+/// while the sweep goes on (a process that forks and exits every millisecond included); then
+/// SIGTERM, `grace`, and SIGKILL rounds until no marked process is left.
 pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
     let needle = format!("{marker}={token}").into_bytes();
-    let mut signalled = 0;
-    for round in 0..ROUNDS {
-        let members = members(&needle);
-        if members.is_empty() {
-            break;
-        }
-        signalled += members.len();
-        if round == 0 && !grace.is_zero() {
-            for m in &members {
-                m.signal(Signal::SIGTERM);
+    let mut all: Vec<Member> = Vec::new();
+    let mut groups: Vec<i32> = Vec::new();
+    let mut quiet = 0;
+    for _ in 0..MAX_ROUNDS {
+        let found = members(&needle, &all);
+        if found.is_empty() {
+            quiet += 1;
+            if quiet >= QUIET_ROUNDS {
+                break;
             }
-            wait_for_exit(&members, grace);
+            continue;
         }
-        for m in &members {
+        quiet = 0;
+        for m in &found {
+            m.signal(Signal::SIGSTOP);
+        }
+        for g in leaderless_groups(&found, &needle) {
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+        signal_groups(&groups, Signal::SIGSTOP);
+        all.extend(found);
+    }
+    let signalled = all.len();
+    if signalled == 0 {
+        return 0;
+    }
+    if !grace.is_zero() {
+        for m in &all {
+            m.signal(Signal::SIGTERM);
+            m.signal(Signal::SIGCONT);
+        }
+        signal_groups(&groups, Signal::SIGTERM);
+        signal_groups(&groups, Signal::SIGCONT);
+        wait_for_exit(&all, grace);
+    }
+    let mut quiet = 0;
+    for _ in 0..MAX_ROUNDS {
+        all.retain(|m| !m.exited());
+        all.extend(members(&needle, &all));
+        if all.is_empty() {
+            quiet += 1;
+            if quiet >= QUIET_ROUNDS {
+                break;
+            }
+            continue;
+        }
+        quiet = 0;
+        for m in &all {
             m.signal(Signal::SIGKILL);
         }
-        wait_for_exit(&members, Duration::from_secs(1));
+        signal_groups(&groups, Signal::SIGKILL);
+        wait_for_exit(&all, Duration::from_secs(1));
+        if all.iter().all(|m| !m.exited()) {
+            // Only processes that cannot die yet (uninterruptible sleep) are left.
+            break;
+        }
     }
     signalled
 }
 
-/// The live processes whose environment carries the needle (never ourselves).
-fn members(needle: &[u8]) -> Vec<Member> {
-    let own = std::process::id() as i32;
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| *pid != own && has_entry(*pid, needle))
-        .filter_map(|pid| {
-            let member = Member::open(pid)?;
-            // Pinned now: check again, the pid may have been recycled since the first look.
-            has_entry(pid, needle).then_some(member)
-        })
-        .collect()
+/// The process groups of `members` whose leader is gone or is marked too: a group they share with
+/// nothing unmarked. Never this process's group, pid 0 or 1.
+fn leaderless_groups(members: &[Member], needle: &[u8]) -> Vec<i32> {
+    let own_group = nix::unistd::getpgrp().as_raw();
+    let mut groups = Vec::new();
+    for m in members {
+        let Some(entry) = procfs::stat(m.pid) else { continue };
+        let g = entry.pgid;
+        if g <= 1 || g == own_group || groups.contains(&g) {
+            continue;
+        }
+        let leader_alive = procfs::stat(g).is_some_and(|e| e.alive);
+        if !leader_alive || has_entry(g, needle) {
+            groups.push(g);
+        }
+    }
+    groups
 }
 
+fn signal_groups(groups: &[i32], signal: Signal) {
+    for &g in groups {
+        let _ = nix::sys::signal::kill(Pid::from_raw(-g), signal);
+    }
+}
+
+/// The live processes whose environment carries the needle (never ourselves), but those in `known`;
+/// each is stopped the moment it is found (see [`procfs::visit_pids`]: a process that forks and
+/// exits every millisecond is met at its newest), with its group when the group's leader is gone.
+fn members(needle: &[u8], known: &[Member]) -> Vec<Member> {
+    let own = std::process::id() as i32;
+    let own_group = nix::unistd::getpgrp().as_raw();
+    let mut found: Vec<Member> = Vec::new();
+    procfs::visit_pids(|pid| {
+        if pid == own
+            || known.iter().chain(found.iter()).any(|m| m.pid == pid && !m.exited())
+            || !has_entry(pid, needle)
+        {
+            return;
+        }
+        let Some(member) = Member::open(pid) else { return };
+        // Pinned now: check again, the pid may have been recycled since the first look.
+        if !has_entry(pid, needle) {
+            return;
+        }
+        member.signal(Signal::SIGSTOP);
+        if let Some(stat) = procfs::stat(pid) {
+            let g = stat.pgid;
+            if g > 1 && g != own_group && g != pid && procfs::stat(g).is_none_or(|leader| !leader.alive) {
+                let _ = nix::sys::signal::kill(Pid::from_raw(-g), Signal::SIGSTOP);
+            }
+        }
+        found.push(member);
+    });
+    found
+}
+
+/// Whether the environment of `pid` holds `needle` (`NAME=token`) exactly or followed by `.<call>`.
 fn has_entry(pid: i32, needle: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|entry| entry == needle))
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+        env.split(|b| *b == 0)
+            .any(|entry| entry.strip_prefix(needle).is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'.')))
+    })
 }
 
 /// A process pinned by a pidfd (or, on kernels without pidfds, by its pid alone).

@@ -1,33 +1,38 @@
-//! One long-lived bash, driven call by call through [`super::protocol`]. The shell's stdin, stdout and
-//! stderr are one Unix socket owned by us (the control channel); each command's output goes through a
-//! pipe made for that call alone, which the shell opens as `/proc/<our pid>/fd/<n>`.
+//! One long-lived bash, driven call by call through [`super::protocol`]. The shell reads its runner
+//! loop from a pipe (then EOF); per call the runtime writes the command into a memfd and a short
+//! record into the call pipe, and the command's output comes through a pipe made for that call
+//! alone, which the shell opens as `/proc/<our pid>/fd/<n>`. The report comes on the report pipe.
 //!
-//! Promises: a call returns when the command is done (its report arrived), the shell died, the deadline
-//! passed or the caller cancelled, never later, whatever else holds the pipe or writes to the socket;
-//! background processes keep their pipe (drained by the pool thread) and never write into another
-//! call's output; on deadline or cancel the command's whole tree *and the shell* are killed, because
-//! bash would go on with the rest of the command once its foreground child died; what earlier calls
-//! left running (a server) is spared. The shell is reaped before a call that saw it die returns, and
-//! killed with its tree when this value is dropped without [`PersistentShell::retire`].
+//! Promises: a call returns when the command is done (its report arrived), the shell died, the
+//! shell stopped answering (detected within [`TICK`]s: it was stopped, or it consumed the report's
+//! secret and no report followed), the deadline passed or the caller cancelled, never later, whatever
+//! else holds the pipes. Background processes keep their pipe (drained by the pool thread) and never
+//! write into another call's output. On deadline or cancel the command's processes are killed and the
+//! shell is interrupted (SIGINT, which the runner traps): a shell that comes back within the grace
+//! period keeps its state; one that does not (a command that traps SIGINT) is killed. What earlier
+//! calls left running (a server) is spared. The shell is reaped before a call that saw it die returns,
+//! and killed with its tree when this value is dropped without [`PersistentShell::retire`].
 
 use std::ffi::OsString;
 use std::hash::{BuildHasher, RandomState};
-use std::io::{self, Read};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::net::UnixStream;
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nix::fcntl::OFlag;
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
+use super::messages::ParseErrorPrefix;
 use super::pool_thread::PoolThread;
-use super::protocol::{self, Report};
+use super::protocol::{self, Report, RunnerPaths};
 use crate::cancel::CancelToken;
 use crate::exec::reader::OutputReader;
 use crate::exec::spawn_error;
@@ -36,22 +41,33 @@ use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
 use crate::process::memfile::MemFile;
-use crate::process::pipe::output_pipe;
+use crate::process::pipe::{bytes_available, output_pipe};
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::{pidfd, tree};
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
-/// one to read the runner, and its redirections save copies at fd 10 and up.
+/// the runner's files, and its redirections save copies at fd 10 and up.
 const MIN_OPEN_FILES: u64 = 16;
 
 /// How long a `/proc` walk's list of background processes is trusted while nothing hints at a change:
 /// what a known background process forks later (a server's workers) shows in the count after this.
 const BACKGROUND_FRESH: Duration = Duration::from_secs(1);
 
-/// Beyond this, stray bytes on the control socket (traces, trap output) are cut to the tail, where a
-/// report being written would be.
-const CONTROL_BUF_LIMIT: usize = 1 << 20;
-const CONTROL_BUF_KEEP: usize = 16 * 1024;
+/// While a command runs without news, how often the shell is checked for having stopped answering
+/// (stopped, or waiting for the next call with no report sent). Two ticks in that state make it
+/// broken, so a broken shell is noticed within 0.2 s and replaced at once.
+const TICK: Duration = Duration::from_millis(100);
+
+/// How long an interrupted shell gets to come back to its runner after its command's processes are
+/// gone, at least: the runner needs microseconds, but the machine may be loaded.
+const COME_BACK_MIN: Duration = Duration::from_millis(500);
+
+/// How long the command's processes get to end on SIGINT before they are sent SIGTERM.
+const INTERRUPT_WAIT: Duration = Duration::from_millis(200);
+
+/// Report bytes kept at most: a command that floods the report pipe with forged records is cut to
+/// the tail, where the real report would be.
+const REPORT_BUF_LIMIT: usize = 64 * 1024;
 
 /// What a shell is started with; the key of the pool, minus what does not reach the process.
 pub(crate) struct ShellSpec<'a> {
@@ -86,6 +102,15 @@ pub(crate) struct CallReport {
     pub result: CallResult,
     /// Set when the shell must not run another command, with the reason the next call will give.
     pub retire: Option<ReplaceReason>,
+    /// The shell broke or was killed during this call (not merely exited): the call's own result
+    /// says so, besides the next call's.
+    pub lost: bool,
+}
+
+impl CallReport {
+    fn new(result: CallResult, retire: Option<ReplaceReason>) -> Self {
+        Self { result, retire, lost: false }
+    }
 }
 
 /// Why a shell could not be started.
@@ -109,39 +134,68 @@ impl KillHandle {
     }
 }
 
+/// A pipe the shell opens by path (`/proc/<our pid>/fd/<read end>`), both ends held here.
+struct RunnerPipe {
+    read: OwnedFd,
+    write: OwnedFd,
+}
+
+impl RunnerPipe {
+    fn new() -> io::Result<Self> {
+        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+        Ok(Self { read, write })
+    }
+
+    fn path(&self) -> String {
+        format!("/proc/{}/fd/{}", std::process::id(), self.read.as_raw_fd())
+    }
+
+    fn queued(&self) -> usize {
+        bytes_available(self.read.as_fd()).unwrap_or(0)
+    }
+}
+
 pub(crate) struct PersistentShell {
     pid: Pid,
+    /// The shell's `$0` (its file name), the first word of its messages.
+    name: String,
     exit: ExitWatch,
     killer: Option<KillHandle>,
-    /// Our end of the socket that is the shell's stdin, stdout and stderr; non-blocking.
-    control: UnixStream,
-    /// False after EOF or an error: then only the exit watch tells the end.
-    control_open: bool,
-    /// The socket said ECONNRESET: the shell closed it with our control line unread.
-    control_reset: bool,
-    control_buf: Vec<u8>,
-    control_line: Vec<u8>,
+    /// Output fd and secret per call, read by the runner.
+    calls_pipe: RunnerPipe,
+    /// Reports, written by the runner.
+    reports: RunnerPipe,
+    report_buf: Vec<u8>,
     command: MemFile,
-    runner: MemFile,
-    runner_text: Vec<u8>,
+    record: Vec<u8>,
     nonce: u64,
     calls: u64,
-    id: String,
-    /// `$PWD` after the last call.
+    secret: String,
+    /// The cwd after the last call (`$PWD` when it names the same directory as the kernel's).
     pwd: Option<PathBuf>,
     /// `$!` after the last call: a new value means a new background job.
     last_job: Vec<u8>,
     /// What runs besides the shell, as of the last `/proc` walk (empty when cheap checks showed that
-    /// nothing could be running). Spared when a call is killed, killed when the shell is evicted.
+    /// nothing could be running). Spared when a call is killed or the shell evicted; killed at shutdown.
     background: Vec<ProcEntry>,
     /// Pidfds of `background`, in order: one `poll` tells whether any of them exited.
     background_fds: Vec<OwnedFd>,
     walked_at: Instant,
 }
 
+/// How the wait for a call ended.
+enum End {
+    Report(Report),
+    Died,
+    Killed(Outcome),
+    /// The shell stopped answering; it is killed and replaced.
+    Broken(ReplaceReason),
+}
+
 impl PersistentShell {
-    /// Spawns `<shell> --noprofile --norc` (from the pool thread, see there) and runs the start-up
-    /// call: the snapshot, then `shopt -s expand_aliases`. Honours the call's deadline and cancel.
+    /// Spawns `<shell> --noprofile --norc` (from the pool thread, see there) reading the runner, and
+    /// runs the start-up call: the snapshot, then `shopt -s expand_aliases`. Honours the call's
+    /// deadline and cancel.
     pub(crate) fn start(
         spec: &ShellSpec<'_>,
         thread: &PoolThread,
@@ -149,15 +203,24 @@ impl PersistentShell {
         deadline: Option<Instant>,
     ) -> Result<Self, StartError> {
         let setup = |e: io::Error| StartError::Exec(ExecError::Setup(e));
-        let (control, theirs) = UnixStream::pair().map_err(setup)?;
-        control.set_nonblocking(true).map_err(setup)?;
-        let theirs = OwnedFd::from(theirs);
-        let stdio = [theirs.try_clone().map_err(setup)?, theirs.try_clone().map_err(setup)?, theirs];
+        let calls_pipe = RunnerPipe::new().map_err(setup)?;
+        let reports = RunnerPipe::new().map_err(setup)?;
         let command = MemFile::new("bashrt-command").map_err(setup)?;
-        let runner = MemFile::new("bashrt-runner").map_err(setup)?;
+        let nonce = RandomState::new().hash_one((std::process::id(), Instant::now(), calls_pipe.read.as_raw_fd()));
+        let tag = format!("{:x}", nonce & 0xffff_ffff);
+        let fd_dir = format!("/proc/{}/fd/", std::process::id());
+        let (call_path, report_path) = (calls_pipe.path(), reports.path());
+        let paths = RunnerPaths { call: &call_path, command: command.path(), report: &report_path, fd_dir: &fd_dir };
+        let runner = protocol::runner(&tag, &paths);
+        let (script_read, script_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| setup(e.into()))?;
+        // The runner is one line of about 800 bytes: it fits the pipe, so writing never waits. The
+        // write end is closed at once: if the runner ever ends, the shell reads EOF and exits.
+        let mut script_write = std::fs::File::from(script_write);
+        script_write.write_all(&runner).map_err(setup)?;
+        drop(script_write);
 
         let child = thread
-            .spawn(spawn_fn(spec, stdio))
+            .spawn(spawn_fn(spec, script_read))
             .map_err(|source| StartError::Exec(spawn_error(spec.shell, spec.cwd, source)))?;
         let pid =
             Pid::from_raw(i32::try_from(child.id()).map_err(|_| setup(io::Error::other("child pid out of range")))?);
@@ -172,23 +235,19 @@ impl PersistentShell {
             }
         };
         let killer = pidfd::open(pid.as_raw()).ok().map(|fd| KillHandle(Arc::new(fd)));
-        let nonce = RandomState::new().hash_one((std::process::id(), pid.as_raw(), Instant::now()));
-        let control_line = protocol::control_line(runner.path());
         let mut shell = Self {
             pid,
+            name: spec.shell.file_name().map_or_else(|| "bash".into(), |n| n.to_string_lossy().into_owned()),
             exit,
             killer,
-            control,
-            control_open: true,
-            control_reset: false,
-            control_buf: Vec::new(),
-            control_line,
+            calls_pipe,
+            reports,
+            report_buf: Vec::new(),
             command,
-            runner,
-            runner_text: Vec::new(),
+            record: Vec::new(),
             nonce,
             calls: 0,
-            id: String::new(),
+            secret: String::new(),
             pwd: None,
             last_job: Vec::new(),
             background: Vec::new(),
@@ -196,13 +255,7 @@ impl PersistentShell {
             walked_at: Instant::now(),
         };
 
-        let mut init = Vec::new();
-        if let Some(snapshot) = spec.snapshot {
-            init.extend_from_slice(b"\\. ");
-            crate::exec::quote_into(&mut init, snapshot.as_os_str().as_bytes());
-            init.push(b'\n');
-        }
-        init.extend_from_slice(b"shopt -s expand_aliases\n");
+        let init = protocol::init_script(spec.snapshot);
         let mut discard = |_: &[u8]| Flow::Continue;
         let call = Call { script: &init, cd: None, kill_grace: Duration::ZERO };
         let report = shell.run(&call, &mut discard, cancel, deadline, thread).map_err(StartError::Exec)?;
@@ -213,11 +266,14 @@ impl PersistentShell {
             }
             (CallResult::Ran { outcome, .. }, retire) => Err(StartError::Protocol(match retire {
                 Some(ReplaceReason::FileLimit { limit }) => format!("its open-file limit ({limit}) is too low"),
+                Some(reason @ (ReplaceReason::Stopped | ReplaceReason::Unresponsive)) => {
+                    format!("it stopped answering while sourcing its start-up files ({reason})")
+                }
                 _ => format!("it ended while sourcing its start-up files ({outcome:?})"),
             })),
             (_, _) => Err(StartError::Protocol(format!(
                 "it could not open the files it is given as {} (is /proc mounted and readable?)",
-                shell.runner.path()
+                shell.command.path()
             ))),
         }
     }
@@ -226,13 +282,18 @@ impl PersistentShell {
         self.killer.clone()
     }
 
-    /// `$PWD` after the last call (`None` before the first one).
+    /// The cwd after the last call (`None` before the first one).
     pub(crate) fn pwd(&self) -> Option<&Path> {
         self.pwd.as_deref()
     }
 
-    /// Runs one command. Errors only when the call could not be set up or watched; the shell is then
-    /// best dropped (which kills it).
+    /// Whether the shell's cwd is `dir` (the same directory, still there): two `stat`s.
+    pub(crate) fn is_in(&self, dir: &Path) -> bool {
+        same_dir(format!("/proc/{}/cwd", self.pid), dir)
+    }
+
+    /// Runs one command (after a `cd` of its own when the call sets a directory). Errors only when
+    /// the call could not be set up or watched; the shell is then best dropped (which kills it).
     pub(crate) fn run(
         &mut self,
         call: &Call<'_>,
@@ -244,114 +305,296 @@ impl PersistentShell {
         if cancel.is_cancelled() {
             // Nothing to abort yet: no reason to kill a shell that has not seen the command.
             let result = CallResult::Ran { outcome: Outcome::Cancelled, final_cwd: None, background: self.count() };
-            return Ok(CallReport { result, retire: None });
+            return Ok(CallReport::new(result, None));
+        }
+        if let Some(dir) = call.cd {
+            let mut script = Vec::new();
+            protocol::cd_script(&mut script, dir);
+            let mut discard = |_: &[u8]| Flow::Continue;
+            let step = Call { script: &script, cd: None, kill_grace: call.kill_grace };
+            let report = self.run(&step, &mut discard, cancel, deadline, thread)?;
+            match report.result {
+                // `cd`'s status is not trusted (`readonly OLDPWD` fails it after it changed
+                // directory); the kernel's cwd is.
+                CallResult::Ran { outcome: Outcome::Exited { .. }, .. } if report.retire.is_none() => {
+                    if !same_dir(format!("/proc/{}/cwd", self.pid), dir) {
+                        if dir.is_dir() && nix::unistd::access(dir, nix::unistd::AccessFlags::X_OK).is_ok() {
+                            // The directory is there and may be entered, yet the shell could not enter
+                            // it: its `cd` is broken (a trap, a disabled builtin). A fresh shell can.
+                            self.kill_call_tree();
+                            return Ok(CallReport::new(CallResult::NotStarted, Some(ReplaceReason::CannotCd)));
+                        }
+                        return Ok(CallReport::new(CallResult::CwdFailed, None));
+                    }
+                }
+                _ => return Ok(report),
+            }
         }
         if pidfd::has_exited(self.exit.fd()) {
             // Died while idle: the command never reached it.
             let outcome = self.exit.reap()?;
             self.walk_background();
-            return Ok(CallReport { result: CallResult::NotStarted, retire: Some(replace_reason(outcome)) });
+            return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
         }
+        let name = self.name.clone();
+        let mut words = ParseErrorPrefix::new(out, &name);
+        let report = self.run_command(call, &mut words, cancel, deadline, thread);
+        words.finish();
+        report
+    }
+
+    /// The command itself, its output through `out` (which rewrites parse errors), drained in full
+    /// before it returns.
+    fn run_command(
+        &mut self,
+        call: &Call<'_>,
+        out: &mut dyn OutputConsumer,
+        cancel: &CancelToken,
+        deadline: Option<Instant>,
+        thread: &PoolThread,
+    ) -> Result<CallReport, ExecError> {
         self.calls += 1;
-        self.id = format!("{:x}.{}", self.nonce, self.calls);
-        self.command.write(call.script).map_err(ExecError::Setup)?;
+        // 64 bits: a forger gets one try per call; every byte costs the runner a `read` syscall.
+        self.secret = format!("{:x}", RandomState::new().hash_one((self.nonce, self.calls)));
+        let inline = protocol::inline(call.script);
+        if inline.is_none() {
+            self.command.write(call.script).map_err(ExecError::Setup)?;
+        }
         let (read, write) = output_pipe().map_err(ExecError::Setup)?;
-        let output_path = format!("/proc/{}/fd/{}", std::process::id(), write.as_raw_fd());
-        protocol::runner(&mut self.runner_text, &self.id, call.cd, self.command.path(), &output_path);
-        self.runner.write(&self.runner_text).map_err(ExecError::Setup)?;
-        self.control_buf.clear();
-        self.control_reset = false;
+        protocol::call_record(&mut self.record, write.as_raw_fd(), inline, &self.secret);
+        // Stale records (a background process writing forged ones) must not count for this call.
+        self.read_reports();
+        self.report_buf.clear();
         let mut output = OutputReader::new(read);
-        if let Err(error) = self.send_control_line() {
-            // The shell closed its end (it is dying) or cannot be written to: it cannot run anything.
-            tracing::debug!(%error, "control socket refused the command");
+        if let Err(error) = nix::unistd::write(&self.calls_pipe.write, &self.record) {
+            // A full call pipe: something else writes into it. The shell cannot be trusted.
+            tracing::debug!(%error, "call pipe refused the command");
             return self.kill_not_started();
         }
 
-        let ending = loop {
-            let (done, count) = self.done_fds();
-            let ending = watch(&mut output, &done[..count], cancel, deadline, out)?;
-            match ending {
-                Ending::Done => {
-                    if self.control_open {
-                        self.read_control();
-                    }
-                    if let Some(report) = protocol::find_report(&self.control_buf, &self.id) {
-                        break End::Report(report);
-                    }
-                    if pidfd::has_exited(self.exit.fd()) {
-                        break End::Died;
-                    }
-                    // Stray bytes on the socket, or its EOF (the shell `exec`ed a program): go on.
-                }
-                Ending::DeadlineReached => break End::Killed(Outcome::TimedOut),
-                Ending::Cancelled => break End::Killed(Outcome::Cancelled),
-            }
-        };
-
+        let ending = self.wait(&mut output, out, cancel, deadline)?;
         match ending {
-            End::Report(Report::CwdFailed) => Ok(CallReport { result: CallResult::CwdFailed, retire: None }),
-            End::Report(Report::Ended { status, started, last_job, pwd }) => {
+            End::Report(report) => {
                 drop(write);
                 output.drain(out)?;
                 let held = self.release(output, thread);
-                if !started {
-                    return self.kill_not_started();
-                }
-                let final_cwd = if pwd.is_empty() {
-                    std::fs::read_link(format!("/proc/{}/cwd", self.pid)).ok()
-                } else {
-                    Some(PathBuf::from(OsString::from_vec(pwd)))
-                };
+                let final_cwd = self.cwd_after(&report.pwd);
                 self.pwd.clone_from(&final_cwd);
                 // A `/proc` walk costs microseconds per process on the machine: walk only when this
                 // call may have left something (a new `$!`, its pipe still held) or what ran before
                 // may have changed. Not seen without a walk: a process that both left the tree's
                 // parentage (double fork) and closed the call's output, with no `$!`.
-                if held || last_job != self.last_job || !self.background_unchanged() {
+                if held || report.last_job != self.last_job || !self.background_unchanged() {
                     self.walk_background();
                 }
-                self.last_job = last_job;
-                let result =
-                    CallResult::Ran { outcome: Outcome::Exited { code: status }, final_cwd, background: self.count() };
-                Ok(CallReport { result, retire: self.file_limit() })
+                self.last_job = report.last_job;
+                let outcome = Outcome::Exited { code: report.status };
+                let result = CallResult::Ran { outcome, final_cwd, background: self.count() };
+                Ok(CallReport::new(result, self.file_limit()))
             }
             End::Died => {
+                // Read before reaping: a zombie's limits are still there. A runner that could not
+                // open its files ends the shell with the command's status.
+                let limit = self.file_limit();
                 let outcome = self.exit.reap()?;
-                if self.control_open {
-                    self.read_control();
-                }
-                if self.control_reset || self.control_unread() {
-                    // Killed before it read the control line (a signal already on its way when the
-                    // call began): the command never ran, and a fresh shell may run it.
+                if self.calls_pipe.queued() > self.secret.len() + 1 {
+                    // Killed before it read the whole output fd (a signal already on its way when the
+                    // call began, which may let it read a byte): the command never ran, and a fresh
+                    // shell may run it.
                     self.walk_background();
-                    return Ok(CallReport { result: CallResult::NotStarted, retire: Some(replace_reason(outcome)) });
+                    return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
                 }
                 drop(write);
                 output.drain(out)?;
-                // Bash undoes the command's redirections before it runs the EXIT trap, so what the
-                // trap printed came on the control socket: it belongs to this call, after the rest.
-                if output.fd().is_some() && !self.control_buf.is_empty() {
-                    out.consume(&self.control_buf);
-                }
                 self.release(output, thread);
                 self.walk_background();
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
-                Ok(CallReport { result, retire: Some(replace_reason(outcome)) })
+                Ok(CallReport::new(result, Some(limit.unwrap_or_else(|| replace_reason(outcome)))))
             }
             End::Killed(outcome) => {
-                // Keep the partial output, then kill, then keep what the dying tree printed.
+                // Keep the partial output, then interrupt, then keep what the dying tree printed.
                 output.drain(out)?;
-                tree::terminate_sparing(self.pid, self.pid, call.kill_grace, &self.background);
-                self.exit.reap()?;
+                let came_back = self.interrupt(&mut output, out, call.kill_grace)?;
                 drop(write);
                 output.drain(out)?;
+                let held = self.release(output, thread);
+                if let Some(report) = came_back {
+                    let final_cwd = self.cwd_after(&report.pwd);
+                    self.pwd.clone_from(&final_cwd);
+                    if held || report.last_job != self.last_job || !self.background_unchanged() {
+                        self.walk_background();
+                    }
+                    self.last_job = report.last_job;
+                    let result = CallResult::Ran { outcome, final_cwd, background: self.count() };
+                    return Ok(CallReport::new(result, self.file_limit()));
+                }
                 self.background = alive(&self.background);
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
                 let reason =
                     if outcome == Outcome::Cancelled { ReplaceReason::Cancelled } else { ReplaceReason::TimedOut };
-                Ok(CallReport { result, retire: Some(reason) })
+                Ok(CallReport { result, retire: Some(reason), lost: true })
             }
+            End::Broken(reason) => {
+                output.drain(out)?;
+                self.kill_call_tree();
+                drop(write);
+                output.drain(out)?;
+                self.release(output, thread);
+                let result = CallResult::Ran { outcome: Outcome::Error, final_cwd: None, background: self.count() };
+                Ok(CallReport { result, retire: Some(reason), lost: true })
+            }
+        }
+    }
+
+    /// Waits for the report, the shell's death, the deadline or the cancel, checking every [`TICK`]
+    /// that the shell still answers.
+    fn wait(
+        &mut self,
+        output: &mut OutputReader,
+        out: &mut dyn OutputConsumer,
+        cancel: &CancelToken,
+        deadline: Option<Instant>,
+    ) -> Result<End, ExecError> {
+        let mut waiting_ticks = 0;
+        loop {
+            let tick = Instant::now() + TICK;
+            let until = deadline.map_or(tick, |d| d.min(tick));
+            let done = [self.exit.fd(), self.reports.read.as_fd()];
+            let ending = watch(output, &done, cancel, Some(until), out)?;
+            match ending {
+                Ending::Done => {
+                    if let Some(report) = self.take_report() {
+                        return Ok(End::Report(report));
+                    }
+                    if pidfd::has_exited(self.exit.fd()) {
+                        return Ok(End::Died);
+                    }
+                    // Forged or partial records: go on.
+                }
+                Ending::DeadlineReached if deadline.is_some_and(|d| Instant::now() >= d) => {
+                    return Ok(End::Killed(Outcome::TimedOut));
+                }
+                Ending::DeadlineReached => {
+                    if is_stopped(self.pid) {
+                        return Ok(End::Broken(ReplaceReason::Stopped));
+                    }
+                    // The secret is read only after the command ended, right before the report: a
+                    // shell that consumed it and sent no report in two ticks never will.
+                    if self.calls_pipe.queued() == 0 {
+                        waiting_ticks += 1;
+                        if waiting_ticks >= 2 {
+                            return Ok(match self.take_report() {
+                                Some(report) => End::Report(report),
+                                None => End::Broken(ReplaceReason::Unresponsive),
+                            });
+                        }
+                    }
+                }
+                Ending::Cancelled => return Ok(End::Killed(Outcome::Cancelled)),
+            }
+        }
+    }
+
+    /// After a deadline or cancel, what Ctrl-C does at a prompt: SIGINT to the shell (its runner traps
+    /// it and returns to the top of its loop) and to the command's processes; what is left of them
+    /// after [`INTERRUPT_WAIT`] (and what the command put in the background) is killed, `grace`
+    /// between TERM and KILL. Returns the report when the shell came back in time; otherwise kills
+    /// the shell too.
+    fn interrupt(
+        &mut self,
+        output: &mut OutputReader,
+        out: &mut dyn OutputConsumer,
+        grace: Duration,
+    ) -> Result<Option<Report>, ExecError> {
+        // The shell first: bash runs the trap once its foreground child is gone, before it would
+        // start the command's next step. Not once the secret is read: the command is over, and the
+        // trap would send the runner back to read it again.
+        if self.calls_pipe.queued() > 0 {
+            let _ = nix::sys::signal::kill(self.pid, Signal::SIGINT);
+        }
+        tree::signal_descendants(self.pid, self.pid, &self.background, Signal::SIGINT);
+        let never = CancelToken::new().map_err(ExecError::Setup)?;
+        let mut report = self.wait_for_report(output, out, &never, Instant::now() + INTERRUPT_WAIT)?;
+        tree::terminate_descendants(self.pid, self.pid, grace, &self.background);
+        if report.is_none() {
+            report = self.wait_for_report(output, out, &never, Instant::now() + grace.max(COME_BACK_MIN))?;
+        }
+        if report.is_none() {
+            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
+            self.exit.reap()?;
+        }
+        Ok(report)
+    }
+
+    /// The report, if it comes before `until` and the shell neither dies nor stops.
+    fn wait_for_report(
+        &mut self,
+        output: &mut OutputReader,
+        out: &mut dyn OutputConsumer,
+        never: &CancelToken,
+        until: Instant,
+    ) -> Result<Option<Report>, ExecError> {
+        loop {
+            if let Some(report) = self.take_report() {
+                return Ok(Some(report));
+            }
+            if pidfd::has_exited(self.exit.fd()) || Instant::now() >= until || is_stopped(self.pid) {
+                return Ok(None);
+            }
+            let done = [self.exit.fd(), self.reports.read.as_fd()];
+            watch(output, &done, never, Some(until), out)?;
+        }
+    }
+
+    /// Kills the shell and what the current call started, sparing earlier calls' background.
+    fn kill_call_tree(&mut self) {
+        if !self.exit.is_reaped() {
+            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
+            let _ = self.exit.reap();
+        }
+        self.background = alive(&self.background);
+    }
+
+    /// Reads the report pipe and returns this call's report if it is there.
+    fn take_report(&mut self) -> Option<Report> {
+        self.read_reports();
+        protocol::find_report(&self.report_buf, &self.secret)
+    }
+
+    fn read_reports(&mut self) {
+        let mut buf = [0u8; 4096];
+        loop {
+            match nix::unistd::read(&self.reports.read, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => self.report_buf.extend_from_slice(&buf[..n]),
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(_) => break,
+            }
+        }
+        if self.report_buf.len() > REPORT_BUF_LIMIT {
+            let cut = self.report_buf.len() - REPORT_BUF_LIMIT / 2;
+            self.report_buf.drain(..cut);
+        }
+    }
+
+    /// The cwd the shell ended in: the kernel's (which no command can fake), spelled as `$PWD` when
+    /// that names the same directory (so symbolic links stay as the user typed them).
+    ///
+    /// A directory deleted under the shell is named by its old path (the kernel appends
+    /// ` (deleted)`): the next call finds it gone and says so.
+    fn cwd_after(&self, pwd: &[u8]) -> Option<PathBuf> {
+        let logical = PathBuf::from(OsString::from_vec(pwd.to_vec()));
+        let logical = logical.is_absolute().then_some(logical);
+        // Gone already (it exited right after its report): `$PWD` is all there is.
+        let Ok(real) = std::fs::read_link(format!("/proc/{}/cwd", self.pid)) else { return logical };
+        if let Some(gone) = real.as_os_str().as_bytes().strip_suffix(b" (deleted)") {
+            if !real.exists() {
+                return Some(logical.unwrap_or_else(|| PathBuf::from(OsString::from_vec(gone.to_vec()))));
+            }
+        }
+        match logical {
+            Some(logical) if same_dir(format!("/proc/{}/cwd", self.pid), &logical) => Some(logical),
+            _ => Some(real),
         }
     }
 
@@ -365,7 +608,16 @@ impl PersistentShell {
         alive(&std::mem::take(&mut self.background))
     }
 
-    /// Kills the shell and everything it runs, background included (eviction, shutdown).
+    /// Ends an idle shell the pool no longer keeps: like [`Self::retire`], after a fresh look at what
+    /// it runs, so that a background process started since the last look is spared too.
+    pub(crate) fn evict(mut self) -> Vec<ProcEntry> {
+        if !self.exit.is_reaped() {
+            self.walk_background();
+        }
+        self.retire()
+    }
+
+    /// Kills the shell and everything it runs, background included (shutdown).
     pub(crate) fn kill(self) {
         drop(self);
     }
@@ -394,81 +646,6 @@ impl PersistentShell {
         u32::try_from(self.background.len()).unwrap_or(u32::MAX)
     }
 
-    /// What ends the wait for a call: the control socket (the report) while it is open, and the exit.
-    fn done_fds(&self) -> ([BorrowedFd<'_>; 2], usize) {
-        let exit = self.exit.fd();
-        if self.control_open {
-            ([exit, self.control.as_fd()], 2)
-        } else {
-            ([exit, exit], 1)
-        }
-    }
-
-    fn send_control_line(&mut self) -> io::Result<()> {
-        let mut sent = 0;
-        while sent < self.control_line.len() {
-            // MSG_NOSIGNAL: a dead shell is an error here, never a SIGPIPE for the whole runtime.
-            // SAFETY: the pointer and length describe the live tail of `control_line`.
-            let n = unsafe {
-                libc::send(
-                    self.control.as_raw_fd(),
-                    self.control_line[sent..].as_ptr().cast(),
-                    self.control_line.len() - sent,
-                    libc::MSG_NOSIGNAL,
-                )
-            };
-            if n < 0 {
-                let error = io::Error::last_os_error();
-                match error.kind() {
-                    io::ErrorKind::Interrupted => continue,
-                    // The socket buffer holds hundreds of KiB and the shell reads everything we
-                    // send before it answers, so a full buffer means something else wrote into it.
-                    _ => return Err(error),
-                }
-            }
-            sent += n.unsigned_abs();
-        }
-        Ok(())
-    }
-
-    /// Reads what the socket has. EOF and errors close our side for this shell: ECONNRESET, for one,
-    /// is how a socket says that the shell died with our control line unread. Whether the shell is
-    /// gone is then the exit watch's to tell.
-    fn read_control(&mut self) {
-        let mut buf = [0u8; 4096];
-        loop {
-            match (&self.control).read(&mut buf) {
-                Ok(0) => {
-                    self.control_open = false;
-                    return;
-                }
-                Ok(n) => self.control_buf.extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(error) => {
-                    tracing::debug!(%error, "control socket closed");
-                    self.control_reset |= error.kind() == io::ErrorKind::ConnectionReset;
-                    self.control_open = false;
-                    return;
-                }
-            }
-        }
-        if self.control_buf.len() > CONTROL_BUF_LIMIT {
-            let cut = self.control_buf.len() - CONTROL_BUF_KEEP;
-            self.control_buf.drain(..cut);
-        }
-    }
-
-    /// Whether bytes we sent are still in the shell's end of the socket, unread: a socket charges sent
-    /// data to the sender until the reader consumed it (`SIOCOUTQ`). Only meaningful while some process
-    /// still holds the shell's end (a background subshell); once it is closed, reads say ECONNRESET.
-    fn control_unread(&self) -> bool {
-        let mut queued: libc::c_int = 0;
-        // SAFETY: SIOCOUTQ (= TIOCOUTQ) writes one c_int through the pointer, which points to a local.
-        let rc = unsafe { libc::ioctl(self.control.as_raw_fd(), libc::TIOCOUTQ, &mut queued) };
-        rc == 0 && queued > 0
-    }
-
     /// Closes the call's pipe, or hands it to the drainer if background processes still write to it.
     /// True when handed over.
     fn release(&self, output: OutputReader, thread: &PoolThread) -> bool {
@@ -495,7 +672,7 @@ impl PersistentShell {
             ReplaceReason::Broken
         };
         self.background = alive(&self.background);
-        Ok(CallReport { result: CallResult::NotStarted, retire: Some(reason) })
+        Ok(CallReport::new(CallResult::NotStarted, Some(reason)))
     }
 
     /// `ulimit -n` can only be lowered: a shell left with too few fds is replaced.
@@ -519,12 +696,6 @@ impl Drop for PersistentShell {
     }
 }
 
-enum End {
-    Report(Report),
-    Died,
-    Killed(Outcome),
-}
-
 fn replace_reason(outcome: Outcome) -> ReplaceReason {
     match outcome {
         Outcome::Exited { code } => ReplaceReason::Exited { code },
@@ -544,29 +715,53 @@ fn alive(entries: &[ProcEntry]) -> Vec<ProcEntry> {
         .collect()
 }
 
-/// The closure the pool thread runs to start a shell: `bash --noprofile --norc` reading commands from
-/// the socket, in its own process group, killed by the kernel if the pool thread (and so the
-/// process) ends before it.
-fn spawn_fn(spec: &ShellSpec<'_>, stdio: [OwnedFd; 3]) -> super::pool_thread::SpawnFn {
+/// Whether two paths name the same directory (device and inode).
+fn same_dir(a: impl AsRef<Path>, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// The process is stopped (`T`, e.g. `kill -STOP $$`) or stopped by a tracer (`t`).
+fn is_stopped(pid: Pid) -> bool {
+    let mut buf = [0u8; 512];
+    let Ok(mut file) = std::fs::File::open(format!("/proc/{pid}/stat")) else { return false };
+    let Ok(n) = file.read(&mut buf) else { return false };
+    let line = &buf[..n];
+    let Some(close) = line.iter().rposition(|&b| b == b')') else { return false };
+    matches!(line.get(close + 2), Some(b'T' | b't'))
+}
+
+/// The closure the pool thread runs to start a shell: `bash --noprofile --norc` reading its runner
+/// from `script`, named as bash names itself (`$0` is the shell's file name, so messages read
+/// `bash: line 1: …` as under `bash -c`), in a session of its own (no controlling terminal, so
+/// nothing it runs can be stopped by the terminal or read from it) and killed by the kernel if the
+/// pool thread (and so the process) ends before it.
+fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnFn {
     let shell = spec.shell.to_path_buf();
     let cwd = spec.cwd.to_path_buf();
     let env = spec.env.to_vec();
     Box::new(move || {
-        let [stdin, stdout, stderr] = stdio;
         let parent = nix::unistd::getpid();
-        let mut command = Command::new(shell);
+        let name = shell.file_name().map_or_else(|| shell.clone().into_os_string(), |n| n.to_os_string());
+        let mut command = Command::new(&shell);
         command
+            .arg0(name)
             .args(["--noprofile", "--norc"])
             .current_dir(cwd)
             .envs(env)
-            .stdin(Stdio::from(stdin))
-            .stdout(Stdio::from(stdout))
-            .stderr(Stdio::from(stderr))
-            .process_group(0);
+            .stdin(Stdio::from(script))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         // SAFETY: the closure runs in the child between fork and exec and calls only async-signal-safe
-        // functions (prctl, getppid), allocating nothing.
+        // functions (setsid, prctl, getppid), allocating nothing.
         unsafe {
             command.pre_exec(move || {
+                // A new session (and so process group) with no controlling terminal.
+                if libc::setsid() < 0 {
+                    return Err(io::Error::last_os_error());
+                }
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
                     return Err(io::Error::last_os_error());
                 }

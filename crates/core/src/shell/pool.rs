@@ -10,8 +10,9 @@
 //!   state earlier calls left, and whose `cd` does not carry over.
 //! - **Bounded.** At most `max_shells` shells. Starting one more evicts the least recently used idle
 //!   shell; when all are busy the call runs one-shot ([`OneShotReason::PoolFull`]). Shells idle for
-//!   `idle_timeout` are evicted on the next call (no timer thread). Evicting kills the shell's whole
-//!   tree, background processes included.
+//!   `idle_timeout` are evicted on the next call (no timer thread). Evicting kills the shell but
+//!   spares what it runs in the background (a server the session started): those live until
+//!   shutdown, like what dead shells left.
 //! - **Replaced.** A shell that died (`exit`, `set -e`, a signal), was killed with a command that timed
 //!   out or was cancelled, or was evicted is replaced by the next call of its key, which says why
 //!   ([`ShellEvent::Replaced`]); a session's cwd survives the replacement. Background processes of a
@@ -426,12 +427,19 @@ impl ShellPool {
         };
         let mut replaced = false;
         loop {
-            let cd = if persist && shell.pwd() == Some(target.as_path()) { None } else { Some(target.as_path()) };
+            // A `cd` costs a round trip of its own: only when the shell is not in the directory yet.
+            let there = shell.pwd() == Some(target.as_path()) && shell.is_in(&target);
+            let cd = if there { None } else { Some(target.as_path()) };
             let step = Call { script: req.script.as_bytes(), cd, kill_grace: req.kill_grace };
             let report = shell.run(&step, call.out, call.cancel, call.deadline, &call.thread)?;
             match report.result {
                 CallResult::Ran { outcome, final_cwd, background } => {
                     let session_cwd = if persist { final_cwd.clone() } else { None };
+                    if report.lost {
+                        if let Some(reason) = report.retire.clone() {
+                            event = ShellEvent::Lost { reason };
+                        }
+                    }
                     self.checkin(&call.lease.key, shell, report.retire, session_cwd);
                     call.lease.open = false;
                     let duration = call.started.elapsed();
@@ -542,8 +550,9 @@ impl Executor for ShellPool {
         }
         let key = self.key_for(&KeyView::of(req));
         let (checkout, evicted) = self.checkout(&key);
-        for shell in evicted {
-            shell.kill();
+        if !evicted.is_empty() {
+            let orphans: Vec<ProcEntry> = evicted.into_iter().flat_map(PersistentShell::evict).collect();
+            add_orphans(&mut self.lock().orphans, orphans);
         }
         match checkout {
             Checkout::Shell { shell, gone, session_cwd, thread } => {

@@ -1,161 +1,230 @@
-//! The text protocol between the runtime and a long-lived bash: what the shell is told per call, and
-//! how the end of a call is recognised. Pure functions; [`super::persistent`] moves the bytes.
+//! The text protocol between the runtime and a long-lived bash: the runner loop the shell is started
+//! with, what the runtime sends per call, and how a call's report is recognised. Pure functions;
+//! [`super::persistent`] moves the bytes.
 //!
-//! Per call the runtime rewrites two in-memory files that the shell reads by path: the command (the
-//! caller's text, unchanged) and the runner (ours). The only bytes on the shell's stdin are one short
-//! control line, `\. /proc/<pid>/fd/<runner>`, because bash reads a pipe one byte per `read()` so as not
-//! to consume input meant for the commands it runs (docs/design.md, "Delivering a command"): text sourced from a file costs
-//! the same whatever its length. The runner, run at the shell's top level:
+//! The shell reads one line from its stdin (a pipe the runtime closes right after it): the runner, a
+//! loop that runs for the shell's whole life. Being parsed once, before any command ran, it is out of
+//! reach of what commands define later (aliases such as `alias '{'=…`, `shopt` options that change
+//! parsing), and being line 1 of the shell's input, the commands it `eval`s get bash's own line
+//! numbers and prefix, as under `bash -c` (`bash: line 2: …`, never a file name). Per iteration:
 //!
 //! ```text
-//! if \builtin cd -- '<cwd>'; then                         # only when the call sets the cwd
-//! { __bashrt_ran=<id>; \. <command>; } </dev/null ><output> 2>&1
-//! \builtin printf '\036bashrt-%s:%s:%s:%s:%s\0' <id> "$?" "${!-}" "${__bashrt_ran-}" "${PWD-}"
-//! else \builtin printf '\036bashrt-%s:cwd\0' <id>; fi
+//! trap 'continue 99' INT                                                  # an abort comes back here
+//! until ((0)); do until <status>=$? && ((0)); do                           # $? of the last command
+//!   exec < <call pipe> > <report pipe> 2>&1 || exit <status>               # e.g. no fd left
+//!   <$-, $!>; set +x                                                       # the runner is never traced
+//!   [ a call ran ] && { read <secret>; printf '<secret> <status> <$!> <$PWD>\0'; }
+//!   read <output fd>; [ not a number ] && exit 96                          # waits for the next call
+//!   read <command>, or read it from <command memfd>; [ xtrace was on ] && prefix 'set -x;'
+//!   exec < /dev/null
+//!   eval "<prefix><command>" > /proc/<runtime>/fd/<output fd> 2>&1
+//! done; done
 //! ```
 //!
-//! - The command is *sourced*, from a brace group: it runs at top level (`declare` makes globals,
-//!   `local` fails, `$1` is the shell's), `return` ends just the command, and a syntax error ends the
-//!   command with bash's own message and status 2 while the shell lives on.
-//! - Its stdin is /dev/null; its stdout and stderr go to a pipe made for this call alone, which the
-//!   shell opens by path; the redirections are undone after the group, whatever `exec` did inside.
-//! - `\builtin` and `\.` dodge aliases and functions named `cd` or `printf`; `${…-}` survives `set -u`.
-//! - The report goes to the shell's own stdout (the control socket): an exact id that no earlier call
-//!   or stray output can produce (its first byte is written only by `printf`), the status, `$!` (to
-//!   notice new background jobs cheaply), proof that the redirections worked (they fail e.g. when a
-//!   command lowered the open-file limit; bash then skips the group with status 1, which would look
-//!   like `false`), and `$PWD` last, NUL-terminated: a path may hold newlines, never a NUL.
+//! - Every runner file is opened by path per call (`/proc/<runtime pid>/fd/<n>`), so a command that
+//!   closes descriptors (`exec 10>&- 11>&-`) or redirects its own output for good (`exec >log`) breaks
+//!   nothing: the next call opens everything afresh. The runner's variables have names drawn per
+//!   shell, so `declare -i`/`readonly` on a guessed name changes nothing.
+//! - The report's secret is written into the call pipe with the call, after the output fd, and read
+//!   only after the command ended: no variable, file or trace holds it while the command runs, so a
+//!   command cannot forge its own report. Status and `$!` come from the report; the cwd is checked
+//!   against `/proc/<shell>/cwd`, which no command can fake.
+//! - `until ((0))` and not `while :`: a command skipped by a DEBUG trap under `extdebug` returns 0,
+//!   which ends an `until` (the shell then reads the end of its input and exits, and is replaced),
+//!   where a `while :` would spin for ever. The two loops keep a stray `break` or `continue` from
+//!   ending the runner.
+//! - An abort sends SIGINT to the shell after the command's processes are killed: the trap jumps back
+//!   to the top of the loop (`continue 99` reaches the outermost loop, out of any loop of the
+//!   command), so the shell keeps its state like an interactive shell after Ctrl-C.
+//! - Whatever breaks the runner anyway (`enable -n printf`, `set -n`, a function named `builtin`)
+//!   leaves a shell that stops answering: the runtime notices that the secret was consumed with no
+//!   report following, or that the shell stopped (`kill -STOP $$`), and replaces it.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use memchr::memmem;
+/// Paths the runner opens, all `/proc/<runtime pid>/fd/<n>`, fixed for the shell's life.
+pub(crate) struct RunnerPaths<'a> {
+    /// The call pipe: output fd and secret per call.
+    pub call: &'a str,
+    /// The command memfd.
+    pub command: &'a str,
+    /// The report pipe.
+    pub report: &'a str,
+    /// `/proc/<runtime pid>/fd/`: the output pipe's fd number is appended per call.
+    pub fd_dir: &'a str,
+}
 
-use crate::exec::quote_into;
+/// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
+pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
+    let v = |name: &str| format!("__b{tag}{name}");
+    let (s, o, j, k, f, c, x) = (v("s"), v("o"), v("j"), v("k"), v("f"), v("c"), v("x"));
+    let mut out = String::with_capacity(900);
+    // The status is taken in the loop's condition: in the body, `$?` would be the condition's.
+    // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99`
+    // reaches the outermost loop, out of any loop of the command).
+    out.push_str("\\builtin trap 'continue 99' INT; ");
+    out.push_str(&format!("until ((0)); do until {s}=$? && ((0)); do "));
+    // `exec` (not `builtin exec`, whose redirections are undone) re-opens the runner's files for
+    // every call, with nothing saved that a command could close. A shell that cannot open them any
+    // more (`ulimit -n 3`) ends with the command's status. Until the command runs, stdout and stderr
+    // are the report pipe: traces and DEBUG-trap output of the runner's steps are junk there,
+    // without the secret.
+    out.push_str(&format!(
+        "\\exec <{call} >{report} 2>&1 || \\builtin exit \"${s}\"; ",
+        call = paths.call,
+        report = paths.report
+    ));
+    out.push_str(&format!("{o}=$- {j}=${{!-}}; \\builtin set +x; "));
+    out.push_str(&format!(
+        "[[ -z ${{{f}-}} ]] || {{ IFS= \\builtin read -r -d '' {k}; \
+         \\builtin printf '%s %s %s %s\\0' \"${k}\" \"${s}\" \"${j}\" \"${{PWD-}}\" \
+         || \\builtin echo -ne \"${k} ${s} ${j}\\0\"; {k}=; }}; "
+    ));
+    out.push_str(&format!(
+        "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ -n ${f} && ${f} != *[!0-9]* ]] || \\builtin exit 96; "
+    ));
+    // A short command comes inline (`=text`): cheaper than opening the memfd.
+    out.push_str(&format!(
+        "IFS= \\builtin read -r -d '' {c}; if [[ ${c} == =* ]]; then {c}=${{{c}#=}}; \
+         else IFS= \\builtin read -r -d '' {c} <{command}; fi; {x}=; [[ ${o} != *x* ]] || {x}='set -x;'; ",
+        command = paths.command
+    ));
+    // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
+    out.push_str("\\exec </dev/null; ");
+    out.push_str(&format!("\\eval \"${x}${c}\" >{dir}\"${f}\" 2>&1; ", dir = paths.fd_dir));
+    out.push_str("done; done\n");
+    out.into_bytes()
+}
 
-/// The report's first byte: the ASCII record separator, not something commands print by accident.
-const MARK: u8 = 0x1e;
-const TAG: &[u8] = b"bashrt-";
+/// Commands up to this long (without a NUL) travel in the call record: the shell reads the record
+/// a byte per `read`, which for a short command costs less than opening the command memfd.
+pub(crate) const INLINE_MAX: usize = 48;
+
+/// What the runtime writes into the call pipe for one call: the output fd, the command (`=text` when
+/// `inline`, else `@`: read the memfd), then the secret the report must carry. Each NUL-terminated.
+pub(crate) fn call_record(out: &mut Vec<u8>, output_fd: i32, inline: Option<&[u8]>, secret: &str) {
+    out.clear();
+    out.extend_from_slice(output_fd.to_string().as_bytes());
+    out.push(0);
+    match inline {
+        Some(text) => {
+            out.push(b'=');
+            out.extend_from_slice(text);
+        }
+        None => out.push(b'@'),
+    }
+    out.push(0);
+    out.extend_from_slice(secret.as_bytes());
+    out.push(0);
+}
+
+/// The command travels inline when it is short and has no NUL.
+pub(crate) fn inline(script: &[u8]) -> Option<&[u8]> {
+    (script.len() <= INLINE_MAX && !script.contains(&0)).then_some(script)
+}
 
 /// What one call's report says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Report {
-    /// The runner went through. `started` is false when the command's redirections failed, so that
-    /// it never ran; `last_job` is `$!` (empty before the first background job).
-    Ended { status: i32, started: bool, last_job: Vec<u8>, pwd: Vec<u8> },
-    /// `cd` to the call's directory failed; the command did not run.
-    CwdFailed,
+pub(crate) struct Report {
+    pub status: i32,
+    /// `$!` (empty before the first background job).
+    pub last_job: Vec<u8>,
+    /// `$PWD` (empty when the fallback report without it was used).
+    pub pwd: Vec<u8>,
 }
 
-/// The control line that makes the shell source `runner`.
-pub(crate) fn control_line(runner: &str) -> Vec<u8> {
-    format!("\\. {runner}\n").into_bytes()
-}
-
-/// Writes the runner of call `id` into `out` (cleared first). `cd` is the directory to run in, when
-/// the call sets one; `command` and `output` are paths the shell opens.
-pub(crate) fn runner(out: &mut Vec<u8>, id: &str, cd: Option<&Path>, command: &str, output: &str) {
-    out.clear();
-    if let Some(dir) = cd {
-        out.extend_from_slice(b"if \\builtin cd -- ");
-        quote_into(out, dir.as_os_str().as_bytes());
-        out.extend_from_slice(b"; then ");
-    }
-    for part in ["{ __bashrt_ran=", id, "; \\. ", command, "; } </dev/null >", output, " 2>&1\n"] {
-        out.extend_from_slice(part.as_bytes());
-    }
-    for part in
-        ["\\builtin printf '\\036bashrt-%s:%s:%s:%s:%s\\0' ", id, r#" "$?" "${!-}" "${__bashrt_ran-}" "${PWD-}""#]
-    {
-        out.extend_from_slice(part.as_bytes());
-    }
-    if cd.is_some() {
-        for part in ["\nelse \\builtin printf '\\036bashrt-%s:cwd\\0' ", id, "; fi"] {
-            out.extend_from_slice(part.as_bytes());
-        }
-    }
-    out.push(b'\n');
-}
-
-/// The report of call `id` in what the control socket delivered so far, or `None` while it is not
-/// complete. Anything around it (an EXIT trap's output, bash's own error messages, `set -x` traces of
-/// the runner) is ignored.
-pub(crate) fn find_report(buf: &[u8], id: &str) -> Option<Report> {
-    let mut needle = Vec::with_capacity(1 + TAG.len() + id.len() + 1);
-    needle.push(MARK);
-    needle.extend_from_slice(TAG);
-    needle.extend_from_slice(id.as_bytes());
-    needle.push(b':');
-    let start = memmem::find(buf, &needle)? + needle.len();
+/// The report carrying `secret` among the bytes read from the report pipe, or `None` while there is
+/// none. A record is `<secret> <status> <$!> <$PWD>` and a NUL (the fallback without `printf` has no
+/// `$PWD`). Anything else (forged records, partial ones, junk without a NUL) is skipped: only the
+/// runner knows the secret, so the record is found wherever it starts.
+pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
+    let mut needle = Vec::with_capacity(secret.len() + 1);
+    needle.extend_from_slice(secret.as_bytes());
+    needle.push(b' ');
+    let start = memchr::memmem::rfind(buf, &needle)? + needle.len();
     let len = memchr::memchr(0, &buf[start..])?;
-    let body = &buf[start..start + len];
-    if body == b"cwd" {
-        return Some(Report::CwdFailed);
-    }
-    let mut fields = body.splitn(4, |&b| b == b':');
+    let mut fields = buf[start..start + len].splitn(3, |&b| b == b' ');
     let status = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
-    let last_job = fields.next()?.to_vec();
-    let started = fields.next()? == id.as_bytes();
-    let pwd = fields.next()?.to_vec();
-    Some(Report::Ended { status, started, last_job, pwd })
+    let last_job = fields.next().unwrap_or_default().to_vec();
+    let pwd = fields.next().unwrap_or_default().to_vec();
+    Some(Report { status, last_job, pwd })
+}
+
+/// The start-up command: the snapshot (aliases, functions) and alias expansion for what follows.
+pub(crate) fn init_script(snapshot: Option<&Path>) -> Vec<u8> {
+    let mut init = Vec::new();
+    if let Some(snapshot) = snapshot {
+        init.extend_from_slice(b"\\. ");
+        crate::exec::quote_into(&mut init, snapshot.as_os_str().as_bytes());
+        init.push(b'\n');
+    }
+    init.extend_from_slice(b"shopt -s expand_aliases\n");
+    init
+}
+
+/// A `cd` before the command, for calls that set the directory: `cd -- <dir> || exit-code 1`; the
+/// runtime compares the shell's cwd afterwards, so a `cd` that failed is seen from outside.
+pub(crate) fn cd_script(out: &mut Vec<u8>, dir: &Path) {
+    out.clear();
+    out.extend_from_slice(b"\\builtin cd -- ");
+    crate::exec::quote_into(out, dir.as_os_str().as_bytes());
+    out.push(b'\n');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_control_line_is_one_short_line() {
-        let line = control_line("/proc/4194304/fd/1023");
-        assert_eq!(line, b"\\. /proc/4194304/fd/1023\n");
-        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+    fn paths() -> RunnerPaths<'static> {
+        RunnerPaths { call: "/proc/9/fd/3", command: "/proc/9/fd/4", report: "/proc/9/fd/5", fd_dir: "/proc/9/fd/" }
     }
 
     #[test]
-    fn runner_without_cd_sources_the_command_and_reports() {
+    fn the_runner_is_one_line_and_names_its_files() {
+        let text = String::from_utf8(runner("a1", &paths())).unwrap();
+        assert_eq!(text.matches('\n').count(), 1, "{text}");
+        assert!(text.ends_with("done; done\n"));
+        for path in ["<{call} >{report} 2>&1", "<{command}"] {
+            let path = path.replace("{call}", "/proc/9/fd/3").replace("{command}", "/proc/9/fd/4");
+            let path = path.replace("{report}", "/proc/9/fd/5");
+            assert!(text.contains(&path), "{path} in {text}");
+        }
+        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
+    }
+
+    #[test]
+    fn the_runner_parses() {
+        let text = runner("a1", &paths());
+        let status = std::process::Command::new("bash")
+            .arg("-n")
+            .arg("-c")
+            .arg(std::str::from_utf8(&text).unwrap())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    #[test]
+    fn call_record_is_fd_command_secret() {
         let mut out = Vec::new();
-        runner(&mut out, "a.1", None, "/proc/9/fd/4", "/proc/9/fd/7");
-        let text = String::from_utf8(out).unwrap();
-        assert_eq!(
-            text,
-            "{ __bashrt_ran=a.1; \\. /proc/9/fd/4; } </dev/null >/proc/9/fd/7 2>&1\n\
-             \\builtin printf '\\036bashrt-%s:%s:%s:%s:%s\\0' a.1 \"$?\" \"${!-}\" \"${__bashrt_ran-}\" \"${PWD-}\"\n"
-        );
+        call_record(&mut out, 12, inline(b"true"), "s3cr3t");
+        assert_eq!(out, b"12\0=true\0s3cr3t\0");
+        call_record(&mut out, 12, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
+        assert_eq!(out, b"12\0@\0s3cr3t\0");
+        assert_eq!(inline(b"a\0b"), None);
     }
 
     #[test]
-    fn runner_quotes_the_directory() {
-        let mut out = Vec::new();
-        runner(&mut out, "a.1", Some(Path::new("/tmp/it's\nhere")), "/c", "/o");
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.starts_with("if \\builtin cd -- '/tmp/it'\\''s\nhere'; then {"), "{text}");
-        assert!(text.ends_with("else \\builtin printf '\\036bashrt-%s:cwd\\0' a.1; fi\n"), "{text}");
-    }
-
-    #[test]
-    fn report_is_found_among_garbage_and_only_for_its_id() {
-        let buf = b"bye\n\x1ebashrt-a.1:0:::/x\0\x1ebashrt-a.2:3:41:a.2:/tmp/new\nline:x\0junk";
+    fn only_the_report_with_the_secret_counts() {
+        let buf = b"forged 0 1 /tmp\0junk without a nul\nk1 3 41 /tmp/new dir\0";
         assert_eq!(
-            find_report(buf, "a.2"),
-            Some(Report::Ended {
-                status: 3,
-                started: true,
-                last_job: b"41".to_vec(),
-                pwd: b"/tmp/new\nline:x".to_vec()
-            })
+            find_report(buf, "k1"),
+            Some(Report { status: 3, last_job: b"41".to_vec(), pwd: b"/tmp/new dir".to_vec() })
         );
-        assert_eq!(
-            find_report(buf, "a.1"),
-            Some(Report::Ended { status: 0, started: false, last_job: vec![], pwd: b"/x".to_vec() })
-        );
-        assert_eq!(find_report(buf, "a.3"), None);
-    }
-
-    #[test]
-    fn incomplete_report_is_not_found() {
-        assert_eq!(find_report(b"\x1ebashrt-a.1:0:1:a.1:/tm", "a.1"), None);
-        assert_eq!(find_report(b"\x1ebashrt-a.1:cwd\0", "a.1"), Some(Report::CwdFailed));
-        // An id that is a prefix of another must not match it.
-        assert_eq!(find_report(b"\x1ebashrt-a.10:0::a.10:/\0", "a.1"), None);
+        assert_eq!(find_report(buf, "k2"), None);
+        assert_eq!(find_report(b"k1 0", "k1"), None, "incomplete");
+        assert_eq!(find_report(b"k1 5 \0", "k1"), Some(Report { status: 5, last_job: vec![], pwd: vec![] }));
+        assert_eq!(find_report(b"k1 x 1 /\0", "k1"), None, "a status that is not a number");
     }
 }

@@ -107,6 +107,13 @@ struct Item {
     text: String,
 }
 
+/// Starts the interactive shell in a session of its own when `setsid` is there: with no controlling
+/// terminal, it can neither be stopped by one (SIGTTIN/SIGTTOU when `bashrt` runs in a terminal's
+/// background, or before the terminal gave it the foreground) nor read or change it.
+const CAPTURE_COMMAND: &str = "if command -v setsid >/dev/null 2>&1; then \
+    exec setsid -w \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null </dev/null; fi; \
+    exec \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null";
+
 /// Runs inside `bash -i` after the rc files: prints NUL-terminated records `kind \x1f name \x1f text`.
 /// Every word is `\`-escaped so the user's aliases can't replace our builtins.
 const CAPTURE_SCRIPT: &str = r#"\builtin set +o history 2>/dev/null; \builtin unset HISTFILE
@@ -132,8 +139,7 @@ pub fn capture(
     marker: Option<(OsString, OsString)>,
 ) -> Result<Snapshot, SnapshotError> {
     let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
-    let mut request =
-        ExecRequest::new(shell, "exec \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null", home, timeout);
+    let mut request = ExecRequest::new(shell, CAPTURE_COMMAND, home, timeout);
     request.env = vec![
         (OsString::from("HOME"), home.as_os_str().to_owned()),
         (OsString::from("BASHRT_SNAPSHOT_SCRIPT"), OsString::from(CAPTURE_SCRIPT)),

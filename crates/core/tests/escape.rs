@@ -1,0 +1,152 @@
+//! No process escapes: children that left the process group and were orphaned (`setsid -f`,
+//! `setsid` under `set -m`), and a process that forks and exits every millisecond (pid-hopping), are
+//! killed by a timeout, an abort and the runtime's shutdown, and counted while they run.
+
+mod support;
+
+use std::ffi::OsString;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bashrt_core::exec::{ExecRequest, Executor, Flow, OneShotExecutor};
+use bashrt_core::settings::Settings;
+use bashrt_core::tool::{BashParams, CallContext};
+use bashrt_core::{CancelToken, Outcome, Runtime, MARKER_VAR};
+use support::*;
+
+/// A process that forks and exits about every millisecond, each generation a new pid, in a new
+/// session so that no group of the shell holds it. It prints its session id first.
+const HOPPER: &str = "setsid -f sh -c 'echo $$; f() { (sleep 0.001; f) & }; f'";
+
+/// Every process of session `sid` that `/proc` lists, zombies included: a generation of a hopper
+/// lives a few milliseconds, too short to be caught alive by a scan, but it leaves a new pid.
+fn session_pids(sid: i32) -> std::collections::HashSet<i32> {
+    let mut pids = std::collections::HashSet::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 1..].split_whitespace().collect();
+        if fields.get(3) == Some(&sid.to_string().as_str()) {
+            pids.insert(pid);
+        }
+    }
+    pids
+}
+
+/// Whether session `sid` still makes new processes: up to `scans` scans, until one sees a pid the
+/// first did not.
+fn still_hopping(sid: i32, scans: usize) -> bool {
+    let first = session_pids(sid);
+    (0..scans).any(|_| session_pids(sid).difference(&first).next().is_some())
+}
+
+/// A marker of this test alone, as the runtime gives every command.
+fn marker() -> (OsString, OsString) {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let token = format!("escape-test-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+    (MARKER_VAR.into(), token.into())
+}
+
+/// Live processes whose environment carries `token` (alone or as a call's `<token>.<n>`).
+fn marked(token: &OsString) -> Vec<i32> {
+    let needle = format!("{MARKER_VAR}={}", token.to_string_lossy()).into_bytes();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else { continue };
+        let carries = env.split(|b| *b == 0).any(|e| {
+            e.strip_prefix(needle.as_slice()).is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'.'))
+        });
+        if carries && is_alive(pid) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// One tool call on `runtime`, in a scratch directory.
+fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::result::ToolResult {
+    let dir = tempfile::tempdir().unwrap();
+    let params = BashParams { command: command.into(), timeout: Some(60.0), ..Default::default() };
+    let ctx = CallContext {
+        session_cwd: dir.path().to_path_buf(),
+        artifacts: None,
+        tool_names: vec![],
+        cancel: CancelToken::new().unwrap(),
+        on_update: None,
+    };
+    runtime.tool().execute(&params, ctx)
+}
+
+fn marked_request(script: &str, timeout: Duration) -> (ExecRequest, OsString) {
+    let (key, token) = marker();
+    let mut req = request(script, timeout);
+    req.env.push((key, token.clone()));
+    (req, token)
+}
+
+#[test]
+fn setsid_f_children_do_not_survive_a_timeout() {
+    let script = "setsid -f sh -c 'echo $$; exec sleep 100'; setsid -f sleep 100; echo started; sleep 100";
+    let (req, token) = marked_request(script, Duration::from_secs(1));
+    let (execution, output) = run_request(&req);
+    assert_eq!(execution.outcome, Outcome::TimedOut, "{output}");
+    assert_all_dead(&pids_in(&output), &output);
+    assert_eq!(marked(&token), Vec::<i32>::new(), "{output}");
+}
+
+#[test]
+fn setsid_under_job_control_does_not_survive_a_cancel() {
+    // With `set -m` the background job leads its own group, so `setsid` forks and its child is
+    // orphaned at once.
+    let script = "set -m; setsid sh -c 'echo $$; exec sleep 100' & sleep 100";
+    let (req, token) = marked_request(script, NO_TIMEOUT);
+    let cancel = CancelToken::new().unwrap();
+    let mut first = true;
+    let mut output = Vec::new();
+    let mut consumer = |chunk: &[u8]| {
+        output.extend_from_slice(chunk);
+        if first && output.contains(&b'\n') {
+            first = false;
+            cancel.cancel();
+        }
+        Flow::Continue
+    };
+    let execution = OneShotExecutor.execute(&req, &mut consumer, &cancel).unwrap();
+    let output = String::from_utf8_lossy(&output).into_owned();
+    assert_eq!(execution.outcome, Outcome::Cancelled);
+    assert_eq!(execution.background, 0);
+    assert_all_dead(&pids_in(&output), &output);
+    assert_eq!(marked(&token), Vec::<i32>::new());
+}
+
+#[test]
+fn a_pid_hopping_process_does_not_survive_a_timeout() {
+    let (req, token) = marked_request(&format!("{HOPPER}; sleep 100"), Duration::from_secs(1));
+    let (execution, output) = run_request(&req);
+    assert_eq!(execution.outcome, Outcome::TimedOut, "{output}");
+    assert!(!still_hopping(first_pid(&output), 3), "{output}");
+    assert_eq!(marked(&token), Vec::<i32>::new(), "{output}");
+}
+
+#[test]
+fn an_orphaned_setsid_child_is_counted_and_the_shutdown_sweep_kills_it() {
+    let runtime = Runtime::builder(Settings::default()).one_shot().no_state_dir().build();
+    let result = run_tool(&runtime, "setsid -f sh -c 'echo $$; exec sleep 100' >/dev/null; echo done");
+    assert_eq!(result.details.background_processes, 1, "{}", result.text());
+    let token = OsString::from(runtime.marker_token());
+    assert_eq!(marked(&token).len(), 1);
+    runtime.shutdown(Duration::from_millis(50));
+    assert_eq!(marked(&token), Vec::<i32>::new());
+}
+
+#[test]
+fn a_pid_hopping_process_does_not_survive_the_shutdown_sweep() {
+    let runtime = Runtime::builder(Settings::default()).one_shot().no_state_dir().build();
+    let result = run_tool(&runtime, HOPPER);
+    assert_eq!(result.details.exit_code, Some(0), "{}", result.text());
+    let sid = first_pid(&result.text());
+    assert!(still_hopping(sid, 1000), "the hopper runs until the shutdown");
+    runtime.shutdown(Duration::ZERO);
+    assert!(!still_hopping(sid, 3));
+}

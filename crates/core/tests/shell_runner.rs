@@ -1,0 +1,177 @@
+//! Nothing a command does can hang, break or forge the long-lived shell's runner: traces and traps
+//! show only the user's own lines, a forged report is ignored, closed or redirected descriptors are
+//! reopened, and a shell broken anyway (stopped, its builtins disabled, `set -n`) is noticed at once,
+//! replaced, and the result says so. Messages carry bash's own prefix and line numbers, as under
+//! `bash -c`. No call here has a deadline: a hang would hang the test (CI's timeout catches it).
+
+mod support;
+
+use std::process::Command;
+
+use bashrt_core::exec::{ReplaceReason, ShellEvent};
+use bashrt_core::shell::ShellPool;
+use bashrt_core::Outcome;
+use support::*;
+
+const OK: Outcome = Outcome::Exited { code: 0 };
+
+/// What `bash -c script 2>&1` prints, run in the same directory as the pool's shells.
+fn bash_c(script: &str) -> String {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(std::env::temp_dir())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    // Error messages only, in order: the scripts below print nothing on stdout but what is checked.
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// Runs `hostile`, then `echo ok`; the second call must succeed, in the same shell or a fresh one.
+/// Returns the first call and the second call's shell event.
+fn then_ok(hostile: &str) -> ((bashrt_core::exec::Execution, String), ShellEvent) {
+    let pool = ShellPool::default();
+    let first = in_shell(&pool, Some("s"), hostile);
+    let (next, output) = in_shell(&pool, Some("s"), "echo ok");
+    assert_eq!((next.outcome, output.as_str()), (OK, "ok\n"), "after {hostile:?}: {first:?}");
+    (first, next.shell)
+}
+
+#[test]
+fn set_x_traces_only_the_users_lines_in_this_call_and_the_next() {
+    // The command runs through `eval`, which adds one level to the trace prefix (`++`).
+    let pool = ShellPool::default();
+    let (_, output) = in_shell(&pool, None, "set -x; echo one");
+    assert_eq!(output, "++ echo one\none\n");
+    let (_, output) = in_shell(&pool, None, "echo two; set +x");
+    assert_eq!(output, "++ echo two\ntwo\n++ set +x\n");
+    assert_eq!(in_shell(&pool, None, "echo three").1, "three\n");
+}
+
+#[test]
+fn a_return_trap_never_fires_for_the_runner() {
+    let pool = ShellPool::default();
+    let (_, output) = in_shell(&pool, None, "trap 'echo return-trap' RETURN; echo a");
+    assert_eq!(output, "a\n");
+    assert_eq!(in_shell(&pool, None, "echo b").1, "b\n");
+    // It still fires where bash fires it: a function returning.
+    assert_eq!(in_shell(&pool, None, "shopt -s extdebug; f() { :; }; f").1, "return-trap\n");
+}
+
+#[test]
+fn a_debug_trap_sees_only_the_users_commands() {
+    let pool = ShellPool::default();
+    let (_, output) = in_shell(&pool, None, "trap 'echo \"dbg $BASH_COMMAND\"' DEBUG; echo a");
+    assert_eq!(output, "dbg echo a\na\n");
+    assert_eq!(in_shell(&pool, None, "echo b").1, "dbg echo b\nb\n");
+}
+
+#[test]
+fn a_command_cannot_forge_its_report() {
+    let pool = ShellPool::default();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let log = log.path().display().to_string();
+    // Learn every path the runner opens and every value it keeps, through a DEBUG trap.
+    in_shell(&pool, None, &format!("trap 'echo \"$BASH_COMMAND\" >>{log}; set | grep ^__b >>{log}' DEBUG"));
+    in_shell(&pool, None, "trap - DEBUG; true");
+    let dir = tempfile::tempdir().unwrap();
+    let forge = format!(
+        r#"for p in $(grep -o '/proc/[0-9]*/fd/[0-9]*' {log} | sort -u); do
+             [[ $(readlink "$p") == pipe:* ]] || continue
+             for v in $(grep -o "='[^']*'" {log} | tr -d "='") $(grep -o '=[0-9a-f]*$' {log} | tr -d =); do
+               printf '%s 0 1 /\0%s 0 1 /\n' "$v" "$v" >"$p"
+             done
+           done 2>/dev/null
+           cd {dir}; (exit 3)"#,
+        dir = dir.path().display()
+    );
+    let (execution, _) = in_shell(&pool, None, &forge);
+    assert_eq!(execution.outcome, Outcome::Exited { code: 3 });
+    assert_eq!(execution.final_cwd.as_deref(), Some(dir.path()));
+}
+
+#[test]
+fn closing_the_runners_descriptors_keeps_the_report_out_of_the_output() {
+    // Bash's copies of the shell's own descriptors are gone: bash says so when it restores them.
+    let (first, next) = then_ok("exec 10>&- 11>&- 12>&- 13>&- 255>&-; echo x");
+    assert!(first.1.starts_with("x\n") && !first.1.contains('\0'), "{first:?}");
+    assert_eq!((first.0.outcome, next), (OK, ShellEvent::Reused));
+}
+
+#[test]
+fn disabling_printf_is_survived_and_disabling_every_way_to_report_is_noticed() {
+    let (first, next) = then_ok("enable -n printf");
+    assert_eq!((first.0.outcome, next), (OK, ShellEvent::Reused));
+
+    let (first, next) = then_ok("enable -n printf echo");
+    assert_eq!(first.0.outcome, Outcome::Error, "{first:?}");
+    assert_eq!(first.0.shell, ShellEvent::Lost { reason: ReplaceReason::Unresponsive });
+    assert!(first.0.shell.to_string().contains("stopped answering"), "{}", first.0.shell);
+    assert_eq!(next, ShellEvent::Replaced { reason: ReplaceReason::Unresponsive });
+}
+
+#[test]
+fn set_n_and_a_debug_trap_that_skips_commands_end_the_shell_and_the_next_call_runs() {
+    for hostile in ["set -n", "shopt -s extdebug; trap false DEBUG", "shopt -s extdebug; trap 'return 1' DEBUG"] {
+        let (_, next) = then_ok(hostile);
+        assert!(matches!(next, ShellEvent::Replaced { .. }), "{hostile}: {next:?}");
+    }
+}
+
+#[test]
+fn a_shell_that_stops_itself_is_noticed_killed_and_replaced() {
+    let pool = ShellPool::default();
+    let (execution, output) = in_shell(&pool, Some("s"), "echo $$; kill -STOP $$; echo unreachable");
+    assert_eq!(execution.outcome, Outcome::Error);
+    assert_eq!(execution.shell, ShellEvent::Lost { reason: ReplaceReason::Stopped });
+    assert_all_dead(&pids_in(&output), &output);
+    let (next, output) = in_shell(&pool, Some("s"), "echo ok");
+    assert_eq!((next.outcome, output.as_str()), (OK, "ok\n"));
+    assert_eq!(next.shell, ShellEvent::Replaced { reason: ReplaceReason::Stopped });
+}
+
+#[test]
+fn aliases_of_reserved_words_and_builtins_do_not_reach_the_runner() {
+    let hostile = "shopt -s expand_aliases; alias '{'='echo hijacked' until='echo hijacked' \
+                   eval='echo hijacked' builtin='echo hijacked' exec='echo hijacked' read='echo hijacked'";
+    let (first, next) = then_ok(hostile);
+    assert_eq!((first.0.outcome, next), (OK, ShellEvent::Reused));
+}
+
+#[test]
+fn attributes_on_the_runners_variables_do_not_hang_a_call() {
+    for attribute in ["declare -i", "readonly", "declare -a", "declare -u"] {
+        let hostile = format!("for v in $(compgen -v __b); do {attribute} \"$v\"; done");
+        then_ok(&hostile);
+    }
+}
+
+#[test]
+fn error_messages_have_bashs_prefix_and_line_numbers() {
+    let pool = ShellPool::default();
+    in_shell(&pool, None, "true");
+    for script in [
+        "echo $((1/0))",
+        "true\nnosuch-bashrt-command",
+        "x=(\n)\ncd /nonexistent-bashrt",
+        "f() {\nreturn 1\n}\nset -u; echo $unset_bashrt",
+    ] {
+        let expected = bash_c(script);
+        assert!(expected.starts_with("bash: line "), "{expected}");
+        let (_, output) = in_shell(&pool, None, script);
+        assert_eq!(output, expected, "{script:?}");
+    }
+}
+
+#[test]
+fn parse_errors_read_as_under_bash_c() {
+    let pool = ShellPool::default();
+    for script in ["if then", "true\nfi", "echo \"unbalanced", "x=$((1 +", "true\ncase x in\nesac)"] {
+        let expected = bash_c(script);
+        assert!(expected.starts_with("bash: -c: line "), "{expected}");
+        let (execution, output) = in_shell(&pool, None, script);
+        assert_eq!(output, expected, "{script:?}");
+        assert_eq!(execution.shell, if script == "if then" { ShellEvent::Started } else { ShellEvent::Reused });
+    }
+}
