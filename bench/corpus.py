@@ -113,7 +113,8 @@ def sandboxed(argv, cwd, env, timeout):
                          stderr=subprocess.DEVNULL, preexec_fn=limits)
     try:
         out, _ = p.communicate(timeout=timeout)
-        return out, p.returncode
+        # Killed by a signal: the status a shell reports for it (128 + N), as bashrt reports it.
+        return out, p.returncode if p.returncode >= 0 else 128 - p.returncode
     except subprocess.TimeoutExpired:
         try:
             os.killpg(p.pid, signal.SIGKILL)
@@ -240,6 +241,7 @@ def main():
             cls = classify(cmd, runs[0], runs[1], rt)
             counts[cls] += 1
             record = {"id": row.get("id"), "src": row.get("src"), "cmd": cmd, "class": cls,
+                      "normalization": details.get("normalization"),
                       "bash": {"status": runs[0][1], "output": runs[0][0][:2000]},
                       "bashrt": {"status": rt[1], "output": rt[0][:2000]}}
             if cls != "match" and len(examples[cls]) < args.show:
