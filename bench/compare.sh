@@ -37,7 +37,7 @@ for cpus in 1 2; do
     cmds=("floor-pipe-to-file=bash -c '$P | cat > $files/out'")
     for b in "${bins[@]}"; do cmds+=("${b%%=*}=BASHRT_STATE_DIR=$state ${b#*=} run -- '$P'"); done
     "${place[@]}" python3 bench/pairs.py --name "bulk-${cpus}cpu" --runs "$RUNS" --warmup 1 \
-        --fresh "$state" --fresh "$files" "${cmds[@]}"
+        --fresh "$state/sessions" --fresh "$files" "${cmds[@]}"
 done
 
 say "peak RSS, 1 GB of output (base64 -w 76), 2 CPUs, KiB"

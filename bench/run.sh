@@ -114,7 +114,8 @@ bashrt="$target_dir/release/bashrt"
 } > "$OUT/machine.txt"
 cat "$OUT/machine.txt" >&2
 
-state="$work/state"  # BASHRT_STATE_DIR of every spilling bashrt run: recreated before each run
+state="$work/state"  # BASHRT_STATE_DIR of every spilling bashrt run: its sessions/ recreated before each
+                     # run (a fresh artifact), its snapshot cache kept warm, as a user's state dir is
 files="$work/files"  # where the floor rows write their file: recreated before each run
 nospill=/dev/null/bashrt-no-state  # cannot be created: bashrt keeps the tail and spills nothing
 P='head -c 100M /dev/zero | base64'   # the peers' bulk command: 141,649,744 bytes, 76-char lines
@@ -156,7 +157,7 @@ pairs() { # placement name runs commands...
     say "$name"
     wait_quiet "$name"
     "${place[@]}" python3 bench/pairs.py --name "$name" --runs "$runs" --warmup 1 \
-        --fresh "$state" --fresh "$files" --out "$OUT/$name.json" "$@" >&2
+        --fresh "$state/sessions" --fresh "$files" --out "$OUT/$name.json" "$@" >&2
 }
 
 # 1. The floor: the bulk command alone vs the same command through `bashrt run` (spilling to a
@@ -167,7 +168,7 @@ want bulk && for cpus in 1 2; do
     pairs "$cpus" "bulk-100M-${cpus}cpu" "$RUNS" \
         "floor=bash -c '$P > /dev/null'" \
         "bashrt=BASHRT_STATE_DIR=$state $bashrt run -- '$P'" \
-        "bashrt-no-spill=BASHRT_STATE_DIR=$nospill $bashrt run -- '$P'" \
+        "bashrt-no-spill=BASHRT_STATE_DIR=$nospill $bashrt run --set bash.snapshot=false -- '$P'" \
         "floor-pipe=bash -c '$P | cat > /dev/null'" \
         "floor-to-file=bash -c '$P > $files/out'" \
         "floor-pipe-to-file=bash -c '$P | cat > $files/out'"
@@ -202,7 +203,7 @@ if want rss; then
         label=${spec%%:*} n=${spec#*:}
         if [ "$label" = true ]; then cmd=true; else cmd="head -c $((n / 77 * 57)) /dev/zero | base64 -w 76"; fi
         for run in $(seq "$RSS_RUNS"); do
-            rm -rf "$state"
+            rm -rf "$state/sessions"
             BASHRT_STATE_DIR=$state "${TWO[@]}" /usr/bin/time -f '%M %e' -o "$work/time.txt" \
                 "$bashrt" run -- "$cmd" > "$work/result.txt"
             read -r kib secs < "$work/time.txt"
