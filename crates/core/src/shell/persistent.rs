@@ -10,7 +10,9 @@
 //! write into another call's output. On deadline or cancel the command's processes are killed and the
 //! shell is interrupted (SIGINT, which the runner traps): a shell that comes back within the grace
 //! period keeps its state; one that does not (a command that traps SIGINT) is killed. What earlier
-//! calls left running (a server) is spared. The shell is reaped before a call that saw it die returns,
+//! calls left running (a server) is spared. The shell is a child subreaper, so what a command orphans
+//! (`setsid -f`, a double fork, a pid-hopper's generations) stays in its tree: killed with the command,
+//! or counted and spared like any background process when the command ended on its own. The shell is reaped before a call that saw it die returns,
 //! and killed with its tree when this value is dropped without [`PersistentShell::retire`].
 
 use std::ffi::OsString;
@@ -181,6 +183,11 @@ pub(crate) struct PersistentShell {
     /// Pidfds of `background`, in order: one `poll` tells whether any of them exited.
     background_fds: Vec<OwnedFd>,
     walked_at: Instant,
+    /// `/proc/<shell>/task/<shell>/children` (the kernel's list of the shell's children, orphans it
+    /// adopted included), re-read per call: one `pread` tells whether a process appeared that the
+    /// last walk did not see. `None` where the kernel does not offer the file.
+    children: Option<std::fs::File>,
+    children_buf: Vec<u8>,
 }
 
 /// How the wait for a call ended.
@@ -253,6 +260,8 @@ impl PersistentShell {
             background: Vec::new(),
             background_fds: Vec::new(),
             walked_at: Instant::now(),
+            children: std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok(),
+            children_buf: Vec::new(),
         };
 
         let init = protocol::init_script(spec.snapshot);
@@ -630,7 +639,10 @@ impl PersistentShell {
     }
 
     /// True when the last walk is recent and every process it found is still running: one `poll`.
-    fn background_unchanged(&self) -> bool {
+    fn background_unchanged(&mut self) -> bool {
+        if self.has_unknown_child() {
+            return false;
+        }
         if self.background.is_empty() {
             return true;
         }
@@ -640,6 +652,35 @@ impl PersistentShell {
         let mut fds: Vec<PollFd<'_>> =
             self.background_fds.iter().map(|fd| PollFd::new(fd.as_fd(), PollFlags::POLLIN)).collect();
         matches!(nix::poll::poll(&mut fds, PollTimeout::ZERO), Ok(0))
+    }
+
+    /// Whether the shell has a child the last walk did not list: an orphan it adopted (`setsid -f`
+    /// with its output elsewhere, no `$!`) shows here, and must be spared by the next call's kill
+    /// and counted. A `pread` of a few bytes; false when the file cannot be read.
+    fn has_unknown_child(&mut self) -> bool {
+        use std::os::unix::fs::FileExt;
+        let Some(file) = &self.children else { return false };
+        self.children_buf.resize(4096, 0);
+        let mut len = 0;
+        loop {
+            match file.read_at(&mut self.children_buf[len..], len as u64) {
+                Ok(0) => break,
+                Ok(n) => {
+                    len += n;
+                    if len == self.children_buf.len() {
+                        let grown = self.children_buf.len() * 2;
+                        self.children_buf.resize(grown, 0);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        let background = &self.background;
+        self.children_buf[..len]
+            .split(|b| b.is_ascii_whitespace())
+            .filter_map(|word| std::str::from_utf8(word).ok()?.parse::<i32>().ok())
+            .any(|pid| !background.iter().any(|e| e.pid == pid))
     }
 
     fn count(&self) -> u32 {
@@ -754,6 +795,10 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
             .stdin(Stdio::from(script))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        // What a command orphans (`setsid -f`, a double fork, each generation of a pid-hopper) is
+        // re-parented to the shell, not to init: it stays in the shell's tree, where an abort's kill,
+        // the background count and the shutdown find it.
+        crate::process::subreaper::on_exec(&mut command);
         // SAFETY: the closure runs in the child between fork and exec and calls only async-signal-safe
         // functions (setsid, prctl, getppid), allocating nothing.
         unsafe {
