@@ -77,7 +77,16 @@ fn a_pid_hopping_process_does_not_survive_a_timeout() {
 #[test]
 fn a_setsid_f_server_of_an_earlier_call_is_counted_spared_by_an_abort_and_killed_at_shutdown() {
     let pool = ShellPool::default();
-    let (first, output) = in_shell(&pool, None, "setsid -f sh -c 'echo $$; exec sleep 100 >/dev/null 2>&1'");
+    // The orphan writes its pid to a file, which the command waits for: printed to the call's output,
+    // it could come after the call ended.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pid");
+    let script = format!(
+        "setsid -f sh -c 'echo $$ > \"$1\"; exec sleep 100' sh '{0}' >/dev/null 2>&1; \
+         until [ -s '{0}' ]; do :; done; cat '{0}'",
+        file.display()
+    );
+    let (first, output) = in_shell(&pool, None, &script);
     let server = first_pid(&output);
     assert_eq!((first.outcome, first.background), (OK, 1), "{output}");
     // Its output elsewhere and no `$!`: only the shell's list of children shows it.

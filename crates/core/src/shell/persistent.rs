@@ -38,7 +38,7 @@ use super::protocol::{self, Report, RunnerPaths};
 use crate::cancel::CancelToken;
 use crate::exec::reader::OutputReader;
 use crate::exec::spawn_error;
-use crate::exec::watch::{watch, Ending};
+use crate::exec::watch::{watch_outputs, Ending};
 use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
@@ -86,6 +86,8 @@ pub(crate) struct Call<'a> {
     /// `cd` there before the command; the command does not run if that fails.
     pub cd: Option<&'a Path>,
     pub kill_grace: Duration,
+    /// Deliver the command's stdout apart from the rest ([`OutputConsumer::stdout_split`]).
+    pub split_stdout: bool,
 }
 
 /// How a call went.
@@ -266,7 +268,7 @@ impl PersistentShell {
 
         let init = protocol::init_script(spec.snapshot);
         let mut discard = |_: &[u8]| Flow::Continue;
-        let call = Call { script: &init, cd: None, kill_grace: Duration::ZERO };
+        let call = Call { script: &init, cd: None, kill_grace: Duration::ZERO, split_stdout: false };
         let report = shell.run(&call, &mut discard, cancel, deadline, thread).map_err(StartError::Exec)?;
         match (report.result, report.retire) {
             (CallResult::Ran { outcome: Outcome::Exited { .. }, .. }, None) => Ok(shell),
@@ -320,7 +322,7 @@ impl PersistentShell {
             let mut script = Vec::new();
             protocol::cd_script(&mut script, dir);
             let mut discard = |_: &[u8]| Flow::Continue;
-            let step = Call { script: &script, cd: None, kill_grace: call.kill_grace };
+            let step = Call { script: &script, cd: None, kill_grace: call.kill_grace, split_stdout: false };
             let report = self.run(&step, &mut discard, cancel, deadline, thread)?;
             match report.result {
                 // `cd`'s status is not trusted (`readonly OLDPWD` fails it after it changed
@@ -370,23 +372,33 @@ impl PersistentShell {
             self.command.write(call.script).map_err(ExecError::Setup)?;
         }
         let (read, write) = output_pipe().map_err(ExecError::Setup)?;
-        protocol::call_record(&mut self.record, write.as_raw_fd(), inline, &self.secret);
+        let stdout_pipe = if call.split_stdout { Some(output_pipe().map_err(ExecError::Setup)?) } else { None };
+        let stdout_fd = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
+        protocol::call_record(&mut self.record, write.as_raw_fd(), stdout_fd, inline, &self.secret);
         // Stale records (a background process writing forged ones) must not count for this call.
         self.read_reports();
         self.report_buf.clear();
-        let mut output = OutputReader::new(read);
+        let mut outputs = vec![OutputReader::new(read)];
+        // Held until the command is over, as `write` is: the shell opens them by path.
+        let mut stdout_write = None;
+        if let Some((read, write)) = stdout_pipe {
+            out.stdout_split();
+            outputs.push(OutputReader::stdout(read));
+            stdout_write = Some(write);
+        }
+        let output = &mut outputs[..];
         if let Err(error) = nix::unistd::write(&self.calls_pipe.write, &self.record) {
             // A full call pipe: something else writes into it. The shell cannot be trusted.
             tracing::debug!(%error, "call pipe refused the command");
             return self.kill_not_started();
         }
 
-        let ending = self.wait(&mut output, out, cancel, deadline)?;
+        let ending = self.wait(output, out, cancel, deadline)?;
         match ending {
             End::Report(report) => {
-                drop(write);
-                output.drain(out)?;
-                let held = self.release(output, thread);
+                drop((write, stdout_write));
+                drain(output, out)?;
+                let held = self.release(&mut outputs, thread);
                 let final_cwd = self.cwd_after(&report.pwd);
                 self.pwd.clone_from(&final_cwd);
                 // A `/proc` walk costs microseconds per process on the machine: walk only when this
@@ -413,20 +425,20 @@ impl PersistentShell {
                     self.walk_background();
                     return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
                 }
-                drop(write);
-                output.drain(out)?;
-                self.release(output, thread);
+                drop((write, stdout_write));
+                drain(output, out)?;
+                self.release(&mut outputs, thread);
                 self.walk_background();
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
                 Ok(CallReport::new(result, Some(limit.unwrap_or_else(|| replace_reason(outcome)))))
             }
             End::Killed(outcome) => {
                 // Keep the partial output, then interrupt, then keep what the dying tree printed.
-                output.drain(out)?;
-                let came_back = self.interrupt(&mut output, out, call.kill_grace)?;
-                drop(write);
-                output.drain(out)?;
-                let held = self.release(output, thread);
+                drain(output, out)?;
+                let came_back = self.interrupt(output, out, call.kill_grace)?;
+                drop((write, stdout_write));
+                drain(output, out)?;
+                let held = self.release(&mut outputs, thread);
                 if let Some(report) = came_back {
                     let final_cwd = self.cwd_after(&report.pwd);
                     self.pwd.clone_from(&final_cwd);
@@ -444,11 +456,11 @@ impl PersistentShell {
                 Ok(CallReport { result, retire: Some(reason), lost: true })
             }
             End::Broken(reason) => {
-                output.drain(out)?;
+                drain(output, out)?;
                 self.kill_call_tree();
-                drop(write);
-                output.drain(out)?;
-                self.release(output, thread);
+                drop((write, stdout_write));
+                drain(output, out)?;
+                self.release(&mut outputs, thread);
                 let result = CallResult::Ran { outcome: Outcome::Error, final_cwd: None, background: self.count() };
                 Ok(CallReport { result, retire: Some(reason), lost: true })
             }
@@ -459,7 +471,7 @@ impl PersistentShell {
     /// that the shell still answers.
     fn wait(
         &mut self,
-        output: &mut OutputReader,
+        output: &mut [OutputReader],
         out: &mut dyn OutputConsumer,
         cancel: &CancelToken,
         deadline: Option<Instant>,
@@ -469,7 +481,7 @@ impl PersistentShell {
             let tick = Instant::now() + TICK;
             let until = deadline.map_or(tick, |d| d.min(tick));
             let done = [self.exit.fd(), self.reports.read.as_fd()];
-            let ending = watch(output, &done, cancel, Some(until), out)?;
+            let ending = watch_outputs(output, &done, cancel, Some(until), out)?;
             match ending {
                 Ending::Done => {
                     if let Some(report) = self.take_report() {
@@ -511,7 +523,7 @@ impl PersistentShell {
     /// the shell too.
     fn interrupt(
         &mut self,
-        output: &mut OutputReader,
+        output: &mut [OutputReader],
         out: &mut dyn OutputConsumer,
         grace: Duration,
     ) -> Result<Option<Report>, ExecError> {
@@ -538,7 +550,7 @@ impl PersistentShell {
     /// The report, if it comes before `until` and the shell neither dies nor stops.
     fn wait_for_report(
         &mut self,
-        output: &mut OutputReader,
+        output: &mut [OutputReader],
         out: &mut dyn OutputConsumer,
         never: &CancelToken,
         until: Instant,
@@ -551,7 +563,7 @@ impl PersistentShell {
                 return Ok(None);
             }
             let done = [self.exit.fd(), self.reports.read.as_fd()];
-            watch(output, &done, never, Some(until), out)?;
+            watch_outputs(output, &done, never, Some(until), out)?;
         }
     }
 
@@ -689,17 +701,18 @@ impl PersistentShell {
 
     /// Closes the call's pipe, or hands it to the drainer if background processes still write to it.
     /// True when handed over.
-    fn release(&self, output: OutputReader, thread: &PoolThread) -> bool {
-        if !output.has_writers() {
-            return false;
-        }
-        match output.into_fd() {
-            Some(fd) => {
-                thread.drain(fd);
-                true
+    fn release(&self, outputs: &mut Vec<OutputReader>, thread: &PoolThread) -> bool {
+        let mut held = false;
+        for output in outputs.drain(..) {
+            if !output.has_writers() {
+                continue;
             }
-            None => false,
+            if let Some(fd) = output.into_fd() {
+                thread.drain(fd);
+                held = true;
+            }
         }
+        held
     }
 
     /// The shell could not run the command: kill it (sparing its background) and say why, its death
@@ -735,6 +748,11 @@ impl Drop for PersistentShell {
             tree::terminate_orphans(&self.background);
         }
     }
+}
+
+/// Delivers what each output pipe holds right now.
+fn drain(outputs: &mut [OutputReader], out: &mut dyn OutputConsumer) -> io::Result<()> {
+    outputs.iter_mut().try_for_each(|output| output.drain(out))
 }
 
 fn replace_reason(outcome: Outcome) -> ReplaceReason {
