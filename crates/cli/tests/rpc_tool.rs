@@ -242,3 +242,16 @@ fn what_a_timed_out_or_aborted_tool_call_orphaned_dies_with_it_and_the_shell_is_
     assert_eq!(rpc.wait_for_tool_number("call_3", "shell:"), shell, "the shell was replaced");
     assert_eq!(rpc.finish(), 0);
 }
+
+#[test]
+fn an_extracted_head_limits_only_the_producers_stdout_in_a_tool_call() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let command = "{ echo e1 >&2; echo e2 >&2; seq 5; } | head -n 2";
+    rpc.send(tool_call("c1", "call_1", json!({"command": command})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    let text = end["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
+    assert!(text.starts_with("e1\ne2\n1\n2\n"), "{text}");
+    assert!(!text.contains("\n3\n"), "{text}");
+    assert_eq!(rpc.finish(), 0);
+}
