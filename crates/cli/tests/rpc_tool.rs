@@ -215,3 +215,43 @@ fn many_quick_commands_sent_at_once_are_each_answered_in_order() {
     }
     assert_eq!(rpc.finish(), 0);
 }
+
+#[test]
+fn what_a_timed_out_or_aborted_tool_call_orphaned_dies_with_it_and_the_shell_is_kept() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(tool_call("c0", "call_0", json!({"command": "echo shell:$$"})));
+    let shell = rpc.wait_for_tool_number("call_0", "shell:");
+    // `setsid -f` orphans its child at once: outside the shell's group, its parent gone.
+    let command = "setsid -f sh -c 'echo orphan:$$; exec sleep 100'; sleep 100";
+    rpc.send(tool_call("c1", "call_1", json!({"command": command, "timeout": 1})));
+    let orphan = rpc.wait_for_tool_number("call_1", "orphan:");
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(end["result"]["details"]["backgroundProcesses"], 0, "{end}");
+    assert!(!alive(orphan), "the timed-out call's setsid -f child {orphan} survived");
+    // Under `set -m` the job leads its own group, so `setsid` forks and orphans its child.
+    let command = "set -m; setsid sh -c 'echo orphan:$$; exec sleep 100' & sleep 100";
+    rpc.send(tool_call("c2", "call_2", json!({"command": command})));
+    let orphan = rpc.wait_for_tool_number("call_2", "orphan:");
+    rpc.send(json!({"id":"a2","type":"abort","toolCallId":"call_2"}));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_2");
+    assert_eq!(end["result"]["details"]["cancelled"], true, "{end}");
+    assert_eq!(end["result"]["details"]["backgroundProcesses"], 0, "{end}");
+    assert!(!alive(orphan), "the aborted call's setsid child {orphan} survived");
+    rpc.send(tool_call("c3", "call_3", json!({"command": "set +m; echo shell:$$"})));
+    assert_eq!(rpc.wait_for_tool_number("call_3", "shell:"), shell, "the shell was replaced");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn an_extracted_head_limits_only_the_producers_stdout_in_a_tool_call() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let command = "{ echo e1 >&2; echo e2 >&2; seq 5; } | head -n 2";
+    rpc.send(tool_call("c1", "call_1", json!({"command": command})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    let text = end["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
+    assert!(text.starts_with("e1\ne2\n1\n2\n"), "{text}");
+    assert!(!text.contains("\n3\n"), "{text}");
+    assert_eq!(rpc.finish(), 0);
+}

@@ -1,7 +1,8 @@
 //! What `bashrt run` shows is what `bash -c CMD 2>&1` shows: bash's own messages and line numbers,
 //! stderr beside an extracted `| head`/`| tail`, and the late output of the command's own children.
 //! Each case runs through the one-shot executor (as `bashrt run` does) and through a plain
-//! `bash -c`, in the same scratch directory.
+//! `bash -c`, in the same scratch directory; the extracted-limit cases also through the long-lived
+//! shells (as `bashrt rpc` runs them).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -26,7 +27,15 @@ impl Env {
     }
 
     fn run_with(&self, command: &str, settings: Settings) -> ToolResult {
-        let runtime = Runtime::builder(settings).one_shot().state_dir(self.state.path()).build();
+        self.run_on(&Runtime::builder(settings).one_shot().state_dir(self.state.path()).build(), command)
+    }
+
+    /// A runtime with a pool of long-lived shells, as `bashrt rpc` has.
+    fn pooled(&self) -> std::sync::Arc<Runtime> {
+        Runtime::builder(Settings::default()).state_dir(self.state.path()).build()
+    }
+
+    fn run_on(&self, runtime: &std::sync::Arc<Runtime>, command: &str) -> ToolResult {
         let params = BashParams { command: command.to_string(), timeout: Some(60.0), ..Default::default() };
         let artifacts = runtime.artifacts(&bashrt_core::SessionName::for_cwd(self.dir.path()));
         let ctx = CallContext {
@@ -115,6 +124,33 @@ fn stderr_and_status_lines_beside_an_extracted_head_are_whole() {
         assert_eq!(body(&result), env.bash(command), "{command:?}: {}", result.text());
         assert_eq!(result.details.exit_code, Some(0), "{command:?}");
     }
+}
+
+#[test]
+fn stderr_beside_an_extracted_limit_is_whole_through_the_long_lived_shells() {
+    let env = Env::new();
+    std::fs::create_dir(env.dir.path().join("d")).unwrap();
+    for (i, size) in [10, 300, 20, 4000, 1].into_iter().enumerate() {
+        std::fs::write(env.dir.path().join(format!("d/f{i}")), "x".repeat(size)).unwrap();
+    }
+    std::fs::write(env.dir.path().join("d/no access"), "").unwrap();
+    let runtime = env.pooled();
+    for command in [
+        "{ echo e1 >&2; echo e2 >&2; seq 5; } | head -n 2",
+        "ls -d / /nonexistent-bashrt | head -n 1",
+        "ls -d /nonexistent-bashrt /; echo x | head -n 1",
+        "printf 'a\\nb\\n' | xargs -n1 sh -c yes | head -n 3",
+        "find . -type f | xargs ls -lS | head -n 3",
+        "{ echo err >&2; seq 10; } | tail -n 2",
+        "cat /nonexistent-bashrt | xargs du -c | tail -n 1",
+    ] {
+        let result = env.run_on(&runtime, command);
+        assert_eq!(body(&result), env.bash(command), "{command:?}: {}", result.text());
+        assert_eq!(result.details.exit_code, Some(0), "{command:?}");
+    }
+    // The same shell after a split call: the next call's output is merged again.
+    let result = env.run_on(&runtime, "echo out; echo err >&2");
+    assert_eq!(body(&result), "out\nerr\n");
 }
 
 #[test]

@@ -23,27 +23,17 @@ pub(crate) enum Ending {
     Cancelled,
 }
 
-/// The most `done` fds [`watch`] takes: a long-lived shell needs its control socket and its pidfd.
+/// The most `done` fds [`watch_outputs`] takes: a long-lived shell needs its control socket and its pidfd.
 pub(crate) const MAX_DONE: usize = 2;
-
-/// `done` fds become readable when the command may have finished (a pidfd, a control socket); the
-/// caller tells which and whether it really has. With several events at once, cancel wins over done,
-/// and done over the deadline: a command that finished in time is not reported as timed out because
-/// the loop woke late. More than [`MAX_DONE`] fds are ignored.
-pub(crate) fn watch(
-    output: &mut OutputReader,
-    done: &[BorrowedFd<'_>],
-    cancel: &CancelToken,
-    deadline: Option<Instant>,
-    consumer: &mut dyn OutputConsumer,
-) -> io::Result<Ending> {
-    watch_outputs(std::slice::from_mut(output), done, cancel, deadline, consumer)
-}
 
 /// The most output pipes [`watch_outputs`] reads: the merged output, or stderr and stdout apart.
 pub(crate) const MAX_OUTPUTS: usize = 2;
 
-/// [`watch`] over several output pipes (at most [`MAX_OUTPUTS`]; more are ignored).
+/// Moves output from `outputs` (at most [`MAX_OUTPUTS`]; more are ignored) until one of `done`
+/// becomes readable (the command may have finished: a pidfd, a report pipe; the caller tells which
+/// and whether it really has), the deadline, or the cancel. With several events at once, cancel wins
+/// over done, and done over the deadline: a command that finished in time is not reported as timed
+/// out because the loop woke late. More than [`MAX_DONE`] fds are ignored.
 pub(crate) fn watch_outputs(
     outputs: &mut [OutputReader],
     done: &[BorrowedFd<'_>],

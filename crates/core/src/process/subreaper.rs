@@ -18,7 +18,6 @@ use std::process::Command;
 /// Makes the program `command` starts a child subreaper. Spawning then forks the runtime rather than
 /// using `posix_spawn` (the attribute can only be set by the process itself). Where the kernel
 /// refuses (before Linux 3.4), the program still starts; its orphans just go to init as before.
-#[allow(dead_code)] // The shell pool's to call on the `Command` of each long-lived shell.
 pub(crate) fn on_exec(command: &mut Command) {
     // SAFETY: the closure runs between fork and exec and only calls `prctl`, which is
     // async-signal-safe, allocates nothing and takes no lock.

@@ -97,6 +97,19 @@ impl OutputConsumer for ParseErrorPrefix<'_> {
         }
         self.rewrite(chunk)
     }
+
+    // Parse errors come on stderr: a split-off stdout passes untouched.
+    fn stdout_split(&mut self) {
+        self.inner.stdout_split();
+    }
+
+    fn consume_stdout(&mut self, chunk: &[u8]) -> Flow {
+        self.inner.consume_stdout(chunk)
+    }
+
+    fn output_left_open(&mut self) {
+        self.inner.output_left_open();
+    }
 }
 
 #[cfg(test)]

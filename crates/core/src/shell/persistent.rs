@@ -10,7 +10,9 @@
 //! write into another call's output. On deadline or cancel the command's processes are killed and the
 //! shell is interrupted (SIGINT, which the runner traps): a shell that comes back within the grace
 //! period keeps its state; one that does not (a command that traps SIGINT) is killed. What earlier
-//! calls left running (a server) is spared. The shell is reaped before a call that saw it die returns,
+//! calls left running (a server) is spared. The shell is a child subreaper, so what a command orphans
+//! (`setsid -f`, a double fork, a pid-hopper's generations) stays in its tree: killed with the command,
+//! or counted and spared like any background process when the command ended on its own. The shell is reaped before a call that saw it die returns,
 //! and killed with its tree when this value is dropped without [`PersistentShell::retire`].
 
 use std::ffi::OsString;
@@ -36,7 +38,7 @@ use super::protocol::{self, Report, RunnerPaths};
 use crate::cancel::CancelToken;
 use crate::exec::reader::OutputReader;
 use crate::exec::spawn_error;
-use crate::exec::watch::{watch, Ending};
+use crate::exec::watch::{watch_outputs, Ending};
 use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
@@ -84,6 +86,8 @@ pub(crate) struct Call<'a> {
     /// `cd` there before the command; the command does not run if that fails.
     pub cd: Option<&'a Path>,
     pub kill_grace: Duration,
+    /// Deliver the command's stdout apart from the rest ([`OutputConsumer::stdout_split`]).
+    pub split_stdout: bool,
 }
 
 /// How a call went.
@@ -181,6 +185,11 @@ pub(crate) struct PersistentShell {
     /// Pidfds of `background`, in order: one `poll` tells whether any of them exited.
     background_fds: Vec<OwnedFd>,
     walked_at: Instant,
+    /// `/proc/<shell>/task/<shell>/children` (the kernel's list of the shell's children, orphans it
+    /// adopted included), re-read per call: one `pread` tells whether a process appeared that the
+    /// last walk did not see. `None` where the kernel does not offer the file.
+    children: Option<std::fs::File>,
+    children_buf: Vec<u8>,
 }
 
 /// How the wait for a call ended.
@@ -253,11 +262,13 @@ impl PersistentShell {
             background: Vec::new(),
             background_fds: Vec::new(),
             walked_at: Instant::now(),
+            children: std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok(),
+            children_buf: Vec::new(),
         };
 
         let init = protocol::init_script(spec.snapshot);
         let mut discard = |_: &[u8]| Flow::Continue;
-        let call = Call { script: &init, cd: None, kill_grace: Duration::ZERO };
+        let call = Call { script: &init, cd: None, kill_grace: Duration::ZERO, split_stdout: false };
         let report = shell.run(&call, &mut discard, cancel, deadline, thread).map_err(StartError::Exec)?;
         match (report.result, report.retire) {
             (CallResult::Ran { outcome: Outcome::Exited { .. }, .. }, None) => Ok(shell),
@@ -311,7 +322,7 @@ impl PersistentShell {
             let mut script = Vec::new();
             protocol::cd_script(&mut script, dir);
             let mut discard = |_: &[u8]| Flow::Continue;
-            let step = Call { script: &script, cd: None, kill_grace: call.kill_grace };
+            let step = Call { script: &script, cd: None, kill_grace: call.kill_grace, split_stdout: false };
             let report = self.run(&step, &mut discard, cancel, deadline, thread)?;
             match report.result {
                 // `cd`'s status is not trusted (`readonly OLDPWD` fails it after it changed
@@ -361,23 +372,33 @@ impl PersistentShell {
             self.command.write(call.script).map_err(ExecError::Setup)?;
         }
         let (read, write) = output_pipe().map_err(ExecError::Setup)?;
-        protocol::call_record(&mut self.record, write.as_raw_fd(), inline, &self.secret);
+        let stdout_pipe = if call.split_stdout { Some(output_pipe().map_err(ExecError::Setup)?) } else { None };
+        let stdout_fd = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
+        protocol::call_record(&mut self.record, write.as_raw_fd(), stdout_fd, inline, &self.secret);
         // Stale records (a background process writing forged ones) must not count for this call.
         self.read_reports();
         self.report_buf.clear();
-        let mut output = OutputReader::new(read);
+        let mut outputs = vec![OutputReader::new(read)];
+        // Held until the command is over, as `write` is: the shell opens them by path.
+        let mut stdout_write = None;
+        if let Some((read, write)) = stdout_pipe {
+            out.stdout_split();
+            outputs.push(OutputReader::stdout(read));
+            stdout_write = Some(write);
+        }
+        let output = &mut outputs[..];
         if let Err(error) = nix::unistd::write(&self.calls_pipe.write, &self.record) {
             // A full call pipe: something else writes into it. The shell cannot be trusted.
             tracing::debug!(%error, "call pipe refused the command");
             return self.kill_not_started();
         }
 
-        let ending = self.wait(&mut output, out, cancel, deadline)?;
+        let ending = self.wait(output, out, cancel, deadline)?;
         match ending {
             End::Report(report) => {
-                drop(write);
-                output.drain(out)?;
-                let held = self.release(output, thread);
+                drop((write, stdout_write));
+                drain(output, out)?;
+                let held = self.release(&mut outputs, thread);
                 let final_cwd = self.cwd_after(&report.pwd);
                 self.pwd.clone_from(&final_cwd);
                 // A `/proc` walk costs microseconds per process on the machine: walk only when this
@@ -404,20 +425,20 @@ impl PersistentShell {
                     self.walk_background();
                     return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
                 }
-                drop(write);
-                output.drain(out)?;
-                self.release(output, thread);
+                drop((write, stdout_write));
+                drain(output, out)?;
+                self.release(&mut outputs, thread);
                 self.walk_background();
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
                 Ok(CallReport::new(result, Some(limit.unwrap_or_else(|| replace_reason(outcome)))))
             }
             End::Killed(outcome) => {
                 // Keep the partial output, then interrupt, then keep what the dying tree printed.
-                output.drain(out)?;
-                let came_back = self.interrupt(&mut output, out, call.kill_grace)?;
-                drop(write);
-                output.drain(out)?;
-                let held = self.release(output, thread);
+                drain(output, out)?;
+                let came_back = self.interrupt(output, out, call.kill_grace)?;
+                drop((write, stdout_write));
+                drain(output, out)?;
+                let held = self.release(&mut outputs, thread);
                 if let Some(report) = came_back {
                     let final_cwd = self.cwd_after(&report.pwd);
                     self.pwd.clone_from(&final_cwd);
@@ -435,11 +456,11 @@ impl PersistentShell {
                 Ok(CallReport { result, retire: Some(reason), lost: true })
             }
             End::Broken(reason) => {
-                output.drain(out)?;
+                drain(output, out)?;
                 self.kill_call_tree();
-                drop(write);
-                output.drain(out)?;
-                self.release(output, thread);
+                drop((write, stdout_write));
+                drain(output, out)?;
+                self.release(&mut outputs, thread);
                 let result = CallResult::Ran { outcome: Outcome::Error, final_cwd: None, background: self.count() };
                 Ok(CallReport { result, retire: Some(reason), lost: true })
             }
@@ -450,7 +471,7 @@ impl PersistentShell {
     /// that the shell still answers.
     fn wait(
         &mut self,
-        output: &mut OutputReader,
+        output: &mut [OutputReader],
         out: &mut dyn OutputConsumer,
         cancel: &CancelToken,
         deadline: Option<Instant>,
@@ -460,7 +481,7 @@ impl PersistentShell {
             let tick = Instant::now() + TICK;
             let until = deadline.map_or(tick, |d| d.min(tick));
             let done = [self.exit.fd(), self.reports.read.as_fd()];
-            let ending = watch(output, &done, cancel, Some(until), out)?;
+            let ending = watch_outputs(output, &done, cancel, Some(until), out)?;
             match ending {
                 Ending::Done => {
                     if let Some(report) = self.take_report() {
@@ -502,7 +523,7 @@ impl PersistentShell {
     /// the shell too.
     fn interrupt(
         &mut self,
-        output: &mut OutputReader,
+        output: &mut [OutputReader],
         out: &mut dyn OutputConsumer,
         grace: Duration,
     ) -> Result<Option<Report>, ExecError> {
@@ -529,7 +550,7 @@ impl PersistentShell {
     /// The report, if it comes before `until` and the shell neither dies nor stops.
     fn wait_for_report(
         &mut self,
-        output: &mut OutputReader,
+        output: &mut [OutputReader],
         out: &mut dyn OutputConsumer,
         never: &CancelToken,
         until: Instant,
@@ -542,7 +563,7 @@ impl PersistentShell {
                 return Ok(None);
             }
             let done = [self.exit.fd(), self.reports.read.as_fd()];
-            watch(output, &done, never, Some(until), out)?;
+            watch_outputs(output, &done, never, Some(until), out)?;
         }
     }
 
@@ -630,7 +651,10 @@ impl PersistentShell {
     }
 
     /// True when the last walk is recent and every process it found is still running: one `poll`.
-    fn background_unchanged(&self) -> bool {
+    fn background_unchanged(&mut self) -> bool {
+        if self.has_unknown_child() {
+            return false;
+        }
         if self.background.is_empty() {
             return true;
         }
@@ -642,23 +666,53 @@ impl PersistentShell {
         matches!(nix::poll::poll(&mut fds, PollTimeout::ZERO), Ok(0))
     }
 
+    /// Whether the shell has a child the last walk did not list: an orphan it adopted (`setsid -f`
+    /// with its output elsewhere, no `$!`) shows here, and must be spared by the next call's kill
+    /// and counted. A `pread` of a few bytes; false when the file cannot be read.
+    fn has_unknown_child(&mut self) -> bool {
+        use std::os::unix::fs::FileExt;
+        let Some(file) = &self.children else { return false };
+        self.children_buf.resize(4096, 0);
+        let mut len = 0;
+        loop {
+            match file.read_at(&mut self.children_buf[len..], len as u64) {
+                Ok(0) => break,
+                Ok(n) => {
+                    len += n;
+                    if len == self.children_buf.len() {
+                        let grown = self.children_buf.len() * 2;
+                        self.children_buf.resize(grown, 0);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        let background = &self.background;
+        self.children_buf[..len]
+            .split(|b| b.is_ascii_whitespace())
+            .filter_map(|word| std::str::from_utf8(word).ok()?.parse::<i32>().ok())
+            .any(|pid| !background.iter().any(|e| e.pid == pid))
+    }
+
     fn count(&self) -> u32 {
         u32::try_from(self.background.len()).unwrap_or(u32::MAX)
     }
 
     /// Closes the call's pipe, or hands it to the drainer if background processes still write to it.
     /// True when handed over.
-    fn release(&self, output: OutputReader, thread: &PoolThread) -> bool {
-        if !output.has_writers() {
-            return false;
-        }
-        match output.into_fd() {
-            Some(fd) => {
-                thread.drain(fd);
-                true
+    fn release(&self, outputs: &mut Vec<OutputReader>, thread: &PoolThread) -> bool {
+        let mut held = false;
+        for output in outputs.drain(..) {
+            if !output.has_writers() {
+                continue;
             }
-            None => false,
+            if let Some(fd) = output.into_fd() {
+                thread.drain(fd);
+                held = true;
+            }
         }
+        held
     }
 
     /// The shell could not run the command: kill it (sparing its background) and say why, its death
@@ -694,6 +748,11 @@ impl Drop for PersistentShell {
             tree::terminate_orphans(&self.background);
         }
     }
+}
+
+/// Delivers what each output pipe holds right now.
+fn drain(outputs: &mut [OutputReader], out: &mut dyn OutputConsumer) -> io::Result<()> {
+    outputs.iter_mut().try_for_each(|output| output.drain(out))
 }
 
 fn replace_reason(outcome: Outcome) -> ReplaceReason {
@@ -754,6 +813,10 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
             .stdin(Stdio::from(script))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        // What a command orphans (`setsid -f`, a double fork, each generation of a pid-hopper) is
+        // re-parented to the shell, not to init: it stays in the shell's tree, where an abort's kill,
+        // the background count and the shutdown find it.
+        crate::process::subreaper::on_exec(&mut command);
         // SAFETY: the closure runs in the child between fork and exec and calls only async-signal-safe
         // functions (setsid, prctl, getppid), allocating nothing.
         unsafe {

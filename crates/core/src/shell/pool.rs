@@ -430,7 +430,8 @@ impl ShellPool {
             // A `cd` costs a round trip of its own: only when the shell is not in the directory yet.
             let there = shell.pwd() == Some(target.as_path()) && shell.is_in(&target);
             let cd = if there { None } else { Some(target.as_path()) };
-            let step = Call { script: req.script.as_bytes(), cd, kill_grace: req.kill_grace };
+            let step =
+                Call { script: req.script.as_bytes(), cd, kill_grace: req.kill_grace, split_stdout: req.split_stdout };
             let report = shell.run(&step, call.out, call.cancel, call.deadline, &call.thread)?;
             match report.result {
                 CallResult::Ran { outcome, final_cwd, background } => {

@@ -17,7 +17,7 @@
 //!   read <output fd>; [ not a number ] && exit 96                          # waits for the next call
 //!   read <command>, or read it from <command memfd>; [ xtrace was on ] && prefix 'set -x;'
 //!   exec < /dev/null
-//!   eval "<prefix><command>" > /proc/<runtime>/fd/<output fd> 2>&1
+//!   eval "<prefix><command>" > /proc/<runtime>/fd/<output fd> 2>&1       # or >stdout fd 2>output fd
 //! done; done
 //! ```
 //!
@@ -82,7 +82,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
          || \\builtin echo -ne \"${k} ${s} ${j}\\0\"; {k}=; }}; "
     ));
     out.push_str(&format!(
-        "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ -n ${f} && ${f} != *[!0-9]* ]] || \\builtin exit 96; "
+        "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ -n ${f} && ${f} != *[!0-9:]* ]] || \\builtin exit 96; "
     ));
     // A short command comes inline (`=text`): cheaper than opening the memfd.
     out.push_str(&format!(
@@ -92,7 +92,13 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
     out.push_str("\\exec </dev/null; ");
-    out.push_str(&format!("\\eval \"${x}${c}\" >{dir}\"${f}\" 2>&1; ", dir = paths.fd_dir));
+    // `<stdout>:<stderr>` when the call splits stdout off (an extracted `| head` limits the
+    // producer's stdout alone); one `[[ ]]` per call otherwise, no extra open.
+    out.push_str(&format!(
+        "if [[ ${f} == *:* ]]; then \\eval \"${x}${c}\" >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\"; \
+         else \\eval \"${x}${c}\" >{dir}\"${f}\" 2>&1; fi; ",
+        dir = paths.fd_dir
+    ));
     out.push_str("done; done\n");
     out.into_bytes()
 }
@@ -103,8 +109,21 @@ pub(crate) const INLINE_MAX: usize = 48;
 
 /// What the runtime writes into the call pipe for one call: the output fd, the command (`=text` when
 /// `inline`, else `@`: read the memfd), then the secret the report must carry. Each NUL-terminated.
-pub(crate) fn call_record(out: &mut Vec<u8>, output_fd: i32, inline: Option<&[u8]>, secret: &str) {
+///
+/// With `stdout_fd`, the field is `<stdout_fd>:<output_fd>`: stdout goes to its own pipe, stderr to
+/// the output.
+pub(crate) fn call_record(
+    out: &mut Vec<u8>,
+    output_fd: i32,
+    stdout_fd: Option<i32>,
+    inline: Option<&[u8]>,
+    secret: &str,
+) {
     out.clear();
+    if let Some(fd) = stdout_fd {
+        out.extend_from_slice(fd.to_string().as_bytes());
+        out.push(b':');
+    }
     out.extend_from_slice(output_fd.to_string().as_bytes());
     out.push(0);
     match inline {
@@ -208,9 +227,11 @@ mod tests {
     #[test]
     fn call_record_is_fd_command_secret() {
         let mut out = Vec::new();
-        call_record(&mut out, 12, inline(b"true"), "s3cr3t");
+        call_record(&mut out, 12, None, inline(b"true"), "s3cr3t");
         assert_eq!(out, b"12\0=true\0s3cr3t\0");
-        call_record(&mut out, 12, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
+        call_record(&mut out, 12, Some(13), inline(b"true"), "s3cr3t");
+        assert_eq!(out, b"13:12\0=true\0s3cr3t\0");
+        call_record(&mut out, 12, None, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
         assert_eq!(out, b"12\0@\0s3cr3t\0");
         assert_eq!(inline(b"a\0b"), None);
     }

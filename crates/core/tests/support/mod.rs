@@ -138,3 +138,29 @@ pub fn session_in_sub(pool: &ShellPool) -> (tempfile::TempDir, ExecRequest) {
     run_on(pool, &req);
     (dir, req)
 }
+
+/// A process that forks and exits about every millisecond, each generation a new pid, in a new
+/// session so that no group of the shell holds it. It prints its session id first.
+pub const HOPPER: &str = "setsid -f sh -c 'echo $$; f() { (sleep 0.001; f) & }; f'";
+
+/// Every process of session `sid` that `/proc` lists, zombies included: a generation of a hopper
+/// lives a few milliseconds, too short to be caught alive by a scan, but it leaves a new pid.
+pub fn session_pids(sid: i32) -> std::collections::HashSet<i32> {
+    let mut pids = std::collections::HashSet::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 1..].split_whitespace().collect();
+        if fields.get(3) == Some(&sid.to_string().as_str()) {
+            pids.insert(pid);
+        }
+    }
+    pids
+}
+
+/// Whether session `sid` still makes new processes: up to `scans` scans, until one sees a pid the
+/// first did not.
+pub fn still_hopping(sid: i32, scans: usize) -> bool {
+    let first = session_pids(sid);
+    (0..scans).any(|_| session_pids(sid).difference(&first).next().is_some())
+}
