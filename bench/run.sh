@@ -205,7 +205,7 @@ if want rss; then
         for run in $(seq "$RSS_RUNS"); do
             rm -rf "$state/sessions"
             BASHRT_STATE_DIR=$state "${TWO[@]}" /usr/bin/time -f '%M %e' -o "$work/time.txt" \
-                "$bashrt" run -- "$cmd" > "$work/result.txt"
+                "$bashrt" run --set artifacts.maxBytes=2000000000 -- "$cmd" > "$work/result.txt"
             read -r kib secs < "$work/time.txt"
             bytes=0
             if [ "$label" != true ]; then
