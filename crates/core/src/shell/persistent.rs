@@ -366,7 +366,8 @@ impl PersistentShell {
     ) -> Result<CallReport, ExecError> {
         self.calls += 1;
         // 64 bits: a forger gets one try per call; every byte costs the runner a `read` syscall.
-        self.secret = format!("{:x}", RandomState::new().hash_one((self.nonce, self.calls)));
+        self.secret =
+            format!("{:0w$x}", RandomState::new().hash_one((self.nonce, self.calls)), w = protocol::SECRET_LEN);
         let inline = protocol::inline(call.script);
         if inline.is_none() {
             self.command.write(call.script).map_err(ExecError::Setup)?;
@@ -418,7 +419,7 @@ impl PersistentShell {
                 // open its files ends the shell with the command's status.
                 let limit = self.file_limit();
                 let outcome = self.exit.reap()?;
-                if self.calls_pipe.queued() > self.secret.len() + 1 {
+                if self.calls_pipe.queued() > self.secret.len() {
                     // Killed before it read the whole output fd (a signal already on its way when the
                     // call began, which may let it read a byte): the command never ran, and a fresh
                     // shell may run it.

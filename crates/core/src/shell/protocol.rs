@@ -43,6 +43,9 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+/// The secret's length in characters (hex digits): fixed, so that the runner reads it in one `read`.
+pub(crate) const SECRET_LEN: usize = 16;
+
 /// Paths the runner opens, all `/proc/<runtime pid>/fd/<n>`, fixed for the shell's life.
 pub(crate) struct RunnerPaths<'a> {
     /// The call pipe: output fd and secret per call.
@@ -77,9 +80,10 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     out.push_str(&format!("{o}=$- {j}=${{!-}}; \\builtin set +x; "));
     out.push_str(&format!(
-        "[[ -z ${{{f}-}} ]] || {{ IFS= \\builtin read -r -d '' {k}; \
+        "[[ -z ${{{f}-}} ]] || {{ \\builtin read -r -N {n} {k}; \
          \\builtin printf '%s %s %s %s\\0' \"${k}\" \"${s}\" \"${j}\" \"${{PWD-}}\" \
-         || \\builtin echo -ne \"${k} ${s} ${j}\\0\"; {k}=; }}; "
+         || \\builtin echo -ne \"${k} ${s} ${j}\\0\"; {k}=; }}; ",
+        n = SECRET_LEN
     ));
     out.push_str(&format!(
         "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ -n ${f} && ${f} != *[!0-9:]* ]] || \\builtin exit 96; "
@@ -108,7 +112,9 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
 pub(crate) const INLINE_MAX: usize = 48;
 
 /// What the runtime writes into the call pipe for one call: the output fd, the command (`=text` when
-/// `inline`, else `@`: read the memfd), then the secret the report must carry. Each NUL-terminated.
+/// `inline`, else `@`: read the memfd), then the secret the report must carry: the first two NUL-terminated, the secret as its
+/// [`SECRET_LEN`] characters alone, which the runner takes in one `read -N` (a pipe is otherwise
+/// read a byte per `read`).
 ///
 /// With `stdout_fd`, the field is `<stdout_fd>:<output_fd>`: stdout goes to its own pipe, stderr to
 /// the output.
@@ -135,7 +141,6 @@ pub(crate) fn call_record(
     }
     out.push(0);
     out.extend_from_slice(secret.as_bytes());
-    out.push(0);
 }
 
 /// The command travels inline when it is short and has no NUL.
@@ -228,11 +233,11 @@ mod tests {
     fn call_record_is_fd_command_secret() {
         let mut out = Vec::new();
         call_record(&mut out, 12, None, inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"12\0=true\0s3cr3t\0");
+        assert_eq!(out, b"12\0=true\0s3cr3t");
         call_record(&mut out, 12, Some(13), inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"13:12\0=true\0s3cr3t\0");
+        assert_eq!(out, b"13:12\0=true\0s3cr3t");
         call_record(&mut out, 12, None, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
-        assert_eq!(out, b"12\0@\0s3cr3t\0");
+        assert_eq!(out, b"12\0@\0s3cr3t");
         assert_eq!(inline(b"a\0b"), None);
     }
 
