@@ -365,7 +365,7 @@ impl PersistentShell {
         thread: &PoolThread,
     ) -> Result<CallReport, ExecError> {
         self.calls += 1;
-        // 64 bits: a forger gets one try per call; every byte costs the runner a `read` syscall.
+        // 64 bits as 16 hex digits: a forger gets one try per call, and the runner takes it in one `read -N`.
         self.secret =
             format!("{:0w$x}", RandomState::new().hash_one((self.nonce, self.calls)), w = protocol::SECRET_LEN);
         let inline = protocol::inline(call.script);
