@@ -18,6 +18,23 @@ fn run(session: &AgentSession, command: &str) -> BashResult {
     result
 }
 
+struct Setup {
+    state: tempfile::TempDir,
+    work: tempfile::TempDir,
+    _rt: Arc<Runtime>,
+    session: AgentSession,
+    /// The session's directory.
+    dir: std::path::PathBuf,
+}
+
+fn setup() -> Setup {
+    let (state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let rt = runtime(state.path());
+    let session = rt.session(&SessionName::parse("s").unwrap(), work.path().to_path_buf()).unwrap();
+    let dir = state.path().join("sessions/s");
+    Setup { state, work, _rt: rt, session, dir }
+}
+
 fn logged(session: &AgentSession) -> Vec<String> {
     session.history().into_iter().map(|e| e.command).collect()
 }
@@ -28,10 +45,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn the_log_survives_its_directory_or_file_deleted_moved_or_replaced() {
-    let (state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let rt = runtime(state.path());
-    let session = rt.session(&SessionName::parse("s").unwrap(), work.path().to_path_buf()).unwrap();
-    let dir = state.path().join("sessions/s");
+    let Setup { state: _state, work: _work, _rt, session, dir } = setup();
     let log = dir.join("bash.jsonl");
 
     assert_eq!(run(&session, "echo one").log_error, None);
@@ -57,10 +71,7 @@ fn the_log_survives_its_directory_or_file_deleted_moved_or_replaced() {
 
 #[test]
 fn a_link_in_place_of_the_log_is_never_written_through_and_the_failure_is_reported() {
-    let (state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let rt = runtime(state.path());
-    let session = rt.session(&SessionName::parse("s").unwrap(), work.path().to_path_buf()).unwrap();
-    let dir = state.path().join("sessions/s");
+    let Setup { state: _state, work, _rt, session, dir } = setup();
     let log = dir.join("bash.jsonl");
     run(&session, "echo one");
 
@@ -80,10 +91,7 @@ fn a_link_in_place_of_the_log_is_never_written_through_and_the_failure_is_report
 
 #[test]
 fn a_session_directory_replaced_by_a_file_is_reported_then_recovered_from() {
-    let (state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let rt = runtime(state.path());
-    let session = rt.session(&SessionName::parse("s").unwrap(), work.path().to_path_buf()).unwrap();
-    let dir = state.path().join("sessions/s");
+    let Setup { state: _state, work: _work, _rt, session, dir } = setup();
     run(&session, "echo one");
 
     std::fs::remove_dir_all(&dir).unwrap();
