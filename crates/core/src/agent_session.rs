@@ -3,7 +3,9 @@
 //! output goes through the same sink with artifact spill; every execution is appended to the session's
 //! log (`<session dir>/bash.jsonl`) so a restarted runtime can list what ran.
 
+use std::fs::File;
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -142,10 +144,46 @@ pub struct BashOptions<'a> {
 pub struct AgentSession {
     runtime: Arc<Runtime>,
     session: Session,
-    cwd: Mutex<PathBuf>,
+    cwd: Mutex<Cwd>,
     /// Where the session started: where a command runs when the session's directory is gone.
     start: PathBuf,
-    log: Mutex<()>,
+    /// The log, open for appending, once a line was written; `None` until then or after a failure.
+    log: Mutex<Option<HeldLog>>,
+}
+
+/// Where the session's next command starts.
+struct Cwd {
+    path: PathBuf,
+    /// `path` is known to be canonical, so a command that ends where it started needs no
+    /// `canonicalize` (a `readlink` per component) to store it again.
+    canonical: bool,
+}
+
+/// The session's log file kept open between commands: opening it the safe way (create and check the
+/// private directory, open it without following links, open the file in it) costs a dozen system calls,
+/// against one `lstat` to see that the file at the log's path is still this one.
+struct HeldLog {
+    file: File,
+    dev: u64,
+    ino: u64,
+}
+
+impl HeldLog {
+    /// Opens the log as [`crate::private_dir`] requires: a private directory of the user's, the file
+    /// created 0600, no symbolic link followed.
+    fn open(dir: &Path) -> std::io::Result<Self> {
+        crate::private_dir::ensure(dir)?;
+        let dir = crate::private_dir::open_dir(dir)?;
+        let file = crate::private_dir::append_in(&dir, LOG_FILE)?;
+        let meta = file.metadata()?;
+        Ok(Self { file, dev: meta.dev(), ino: meta.ino() })
+    }
+
+    /// Whether `path` still names this file: not when the file or its directory was deleted, moved or
+    /// replaced from outside (the next line then goes to a freshly opened log, so none is lost).
+    fn is_at(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.dev() == self.dev && m.ino() == self.ino)
+    }
 }
 
 impl AgentSession {
@@ -155,7 +193,8 @@ impl AgentSession {
         if let Some(retention) = runtime.retention() {
             retention.hold(session.dir());
         }
-        Self { runtime, session, start: cwd.clone(), cwd: Mutex::new(cwd), log: Mutex::new(()) }
+        let start = cwd.clone();
+        Self { runtime, session, start, cwd: Mutex::new(Cwd { path: cwd, canonical: false }), log: Mutex::new(None) }
     }
 
     /// The session's name, which also keys its shell.
@@ -170,7 +209,7 @@ impl AgentSession {
 
     /// Where the next command starts.
     pub fn cwd(&self) -> PathBuf {
-        self.cwd.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.cwd.lock().unwrap_or_else(PoisonError::into_inner).path.clone()
     }
 
     /// The session's log file (`bash.jsonl`).
@@ -185,7 +224,8 @@ impl AgentSession {
         // A directory deleted (or replaced by a file) from outside does not end the session: the
         // command runs where the session started, and says why.
         let mut moved = None;
-        if !cwd.is_dir() && cwd != self.start && self.start.is_dir() {
+        let mut is_dir = cwd.is_dir();
+        if !is_dir && cwd != self.start && self.start.is_dir() {
             let reason = match std::fs::metadata(&cwd) {
                 Err(e) => e.to_string(),
                 Ok(_) => "not a directory".to_string(),
@@ -196,13 +236,14 @@ impl AgentSession {
                 self.start.display()
             ));
             cwd = self.start.clone();
+            is_dir = true;
+        }
+        if !is_dir {
+            return refused(&cwd, format!("Working directory does not exist: {}", cwd.display()));
         }
         let mut result = self.run(command, &cwd, options, moved);
         if result.error.is_none() {
-            // Kept even when it no longer exists (the command deleted it): `cwd()` and the result
-            // agree, and the next command says where it ran instead.
-            let path = std::fs::canonicalize(&result.cwd).unwrap_or_else(|_| PathBuf::from(&result.cwd));
-            *self.cwd.lock().unwrap_or_else(PoisonError::into_inner) = path;
+            self.store_cwd(&result.cwd);
             let (command, command_bytes) = if command.len() > LOG_COMMAND_MAX {
                 let cut = crate::sink::complete_utf8_len(&command.as_bytes()[..LOG_COMMAND_MAX]);
                 (command[..cut].to_string(), Some(command.len() as u64))
@@ -226,10 +267,23 @@ impl AgentSession {
         result
     }
 
-    fn run(&self, command: &str, cwd: &Path, options: BashOptions<'_>, moved: Option<String>) -> BashResult {
-        if !cwd.is_dir() {
-            return refused(cwd, format!("Working directory does not exist: {}", cwd.display()));
+    /// Where the next command starts: the cwd the command ended in, canonical. Kept even when it no
+    /// longer exists (the command deleted it): `cwd()` and the result agree, and the next command says
+    /// where it ran instead.
+    fn store_cwd(&self, ended_in: &str) {
+        let mut cwd = self.cwd.lock().unwrap_or_else(PoisonError::into_inner);
+        // The common case: the command did not change directory.
+        if cwd.canonical && cwd.path.as_os_str() == ended_in {
+            return;
         }
+        *cwd = match std::fs::canonicalize(ended_in) {
+            Ok(path) => Cwd { path, canonical: true },
+            Err(_) => Cwd { path: PathBuf::from(ended_in), canonical: false },
+        };
+    }
+
+    /// Runs in `cwd`, a directory the caller checked.
+    fn run(&self, command: &str, cwd: &Path, options: BashOptions<'_>, moved: Option<String>) -> BashResult {
         let cancel = match options.cancel {
             Some(c) => c,
             None => match CancelToken::new() {
@@ -270,15 +324,21 @@ impl AgentSession {
     }
 
     /// Appends one line; a failure is returned for the result to report (and logged), never fatal.
+    /// The log stays open between commands ([`HeldLog`]); it is opened again when its path no longer
+    /// names the open file, and dropped after a failed write, so that the next command starts afresh.
     fn append_log(&self, entry: &LogEntry) -> Option<String> {
-        let _guard = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        let write = || -> std::io::Result<()> {
-            crate::private_dir::ensure(self.session.dir())?;
-            let dir = crate::private_dir::open_dir(self.session.dir())?;
-            let mut file = crate::private_dir::append_in(&dir, LOG_FILE)?;
+        let mut held = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        let path = self.log_path();
+        let mut write = || -> std::io::Result<()> {
             let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
             line.push(b'\n');
-            file.write_all(&line)
+            let log = match held.take() {
+                Some(log) if log.is_at(&path) => log,
+                _ => HeldLog::open(self.session.dir())?,
+            };
+            (&log.file).write_all(&line)?;
+            *held = Some(log);
+            Ok(())
         };
         let error = write().err()?;
         let text = format!("cannot append to the session log {}: {error}", self.log_path().display());

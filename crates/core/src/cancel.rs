@@ -2,16 +2,58 @@
 //!
 //! Why not an `AtomicBool`: the executor sleeps in `poll` on the output pipe; cancelling must wake it at
 //! once, without a polling interval. The token owns a non-blocking pipe; `cancel()` writes one byte to it.
+//!
+//! Why pipes are reused: a server makes a token per request, and most are never cancelled; their pipes
+//! are still empty when the last clone goes, so they are kept for the next tokens (up to
+//! [`SPARE_PIPES`]) instead of paying `pipe2` and two `close` per request.
 
+use std::mem::ManuallyDrop;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The most unused pipes kept for later tokens.
+const SPARE_PIPES: usize = 16;
+
+/// Pipes of tokens that ended without being cancelled: empty, ready for a new token.
+static SPARE: Mutex<Vec<Pipe>> = Mutex::new(Vec::new());
+
+#[derive(Debug)]
+struct Pipe {
+    read: OwnedFd,
+    write: OwnedFd,
+}
+
+impl Pipe {
+    fn take() -> std::io::Result<Self> {
+        if let Some(pipe) = SPARE.lock().unwrap_or_else(PoisonError::into_inner).pop() {
+            return Ok(pipe);
+        }
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC | nix::fcntl::OFlag::O_NONBLOCK)
+            .map_err(std::io::Error::from)?;
+        Ok(Self { read, write })
+    }
+}
 
 #[derive(Debug)]
 struct Inner {
     cancelled: AtomicBool,
-    read: OwnedFd,
-    write: OwnedFd,
+    /// Taken out only in `drop`.
+    pipe: ManuallyDrop<Pipe>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // SAFETY: `pipe` is not used again: this is the last use of `self`.
+        let pipe = unsafe { ManuallyDrop::take(&mut self.pipe) };
+        // Only `cancel()` writes to the pipe, and only after setting the flag: unset, the pipe is empty.
+        if !self.cancelled.load(Ordering::SeqCst) {
+            let mut spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
+            if spare.len() < SPARE_PIPES {
+                spare.push(pipe);
+            }
+        }
+    }
 }
 
 /// Cheap to clone; all clones cancel together.
@@ -23,16 +65,15 @@ pub struct CancelToken {
 impl CancelToken {
     /// Fails only when the process is out of file descriptors.
     pub fn new() -> std::io::Result<Self> {
-        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC | nix::fcntl::OFlag::O_NONBLOCK)
-            .map_err(std::io::Error::from)?;
-        Ok(Self { inner: Arc::new(Inner { cancelled: AtomicBool::new(false), read, write }) })
+        let pipe = Pipe::take()?;
+        Ok(Self { inner: Arc::new(Inner { cancelled: AtomicBool::new(false), pipe: ManuallyDrop::new(pipe) }) })
     }
 
     /// Idempotent; safe from any thread (and from a signal-handling thread).
     pub fn cancel(&self) {
         if !self.inner.cancelled.swap(true, Ordering::SeqCst) {
             // A full pipe already wakes the reader; the error is irrelevant.
-            let _ = nix::unistd::write(&self.inner.write, &[1u8]);
+            let _ = nix::unistd::write(&self.inner.pipe.write, &[1u8]);
         }
     }
 
@@ -43,6 +84,33 @@ impl CancelToken {
 
     /// Becomes readable (and stays readable) once `cancel()` was called. Never read from it.
     pub fn fd(&self) -> BorrowedFd<'_> {
-        self.inner.read.as_fd()
+        self.inner.pipe.read.as_fd()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+    fn readable(token: &CancelToken) -> bool {
+        let mut fds = [PollFd::new(token.fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::ZERO).unwrap() == 1
+    }
+
+    #[test]
+    fn a_reused_pipe_is_empty_and_a_cancelled_one_is_never_reused() {
+        for i in 0..2 * SPARE_PIPES {
+            let token = CancelToken::new().unwrap();
+            assert!(!readable(&token) && !token.is_cancelled());
+            let clone = token.clone();
+            drop(token);
+            if i % 2 == 0 {
+                clone.cancel();
+                assert!(readable(&clone) && clone.is_cancelled());
+            }
+        }
+        let tokens: Vec<_> = (0..2 * SPARE_PIPES).map(|_| CancelToken::new().unwrap()).collect();
+        assert!(tokens.iter().all(|t| !readable(t) && !t.is_cancelled()));
     }
 }

@@ -23,6 +23,9 @@ struct State {
     pending: Vec<u8>,
     skipped: u64,
     done: bool,
+    /// A pump runs: only then is there anyone to wake (a wakeup is a system call, and most commands
+    /// end without output, so without a pump).
+    pumping: bool,
 }
 
 impl State {
@@ -62,20 +65,30 @@ impl LiveStream {
             }
             state.pending.extend_from_slice(chunk);
         }
+        let pumping = state.pumping;
         drop(state);
-        self.wake.notify_one();
+        if pumping {
+            self.wake.notify_one();
+        }
     }
 
     /// No more chunks will come; the pump emits the rest and returns.
     pub fn finish(&self) {
-        self.lock().done = true;
-        self.wake.notify_one();
+        let mut state = self.lock();
+        state.done = true;
+        let pumping = state.pumping;
+        drop(state);
+        if pumping {
+            self.wake.notify_one();
+        }
     }
 
     /// Emits `(text, skipped bytes)` until [`finish`](Self::finish); blocks the calling thread.
     pub fn pump(&self, mut emit: impl FnMut(&str, u64)) {
         let mut last_emit: Option<Instant> = None;
         let mut state = self.lock();
+        // Set before the first look at the state, under the same lock: nothing pushed before is missed.
+        state.pumping = true;
         loop {
             if !state.ready() {
                 state = self.wake.wait(state).unwrap_or_else(PoisonError::into_inner);

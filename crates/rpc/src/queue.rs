@@ -1,7 +1,7 @@
 //! One session's `bash` commands run one at a time, in the order they arrived — so `cd x` then `ls`,
 //! sent without waiting, behave as typed. Commands of different sessions do not wait for each other.
 //!
-//! Promises: a place is taken on the dispatcher thread (arrival order), waited for on the command's
+//! Promises: a place is taken on the input thread, which dispatches requests (arrival order), waited for on the command's
 //! thread, and given back when its [`Place`] is dropped (also on a panic); a command aborted while it
 //! waits stops waiting at once (after [`SessionQueue::wake`]) and leaves the queue.
 
@@ -14,6 +14,19 @@ use bashrt_core::CancelToken;
 struct Order {
     next: u64,
     waiting: VecDeque<u64>,
+    /// Threads blocked on `turn`: a place given back wakes them only when there are some (a wakeup is
+    /// a system call; one command at a time, the common case, has nobody waiting).
+    sleepers: usize,
+}
+
+impl Order {
+    /// Waits on `turn` once, counted in `sleepers`.
+    fn sleep<'a>(mut order: MutexGuard<'a, Order>, turn: &Condvar) -> MutexGuard<'a, Order> {
+        order.sleepers += 1;
+        let mut order = turn.wait(order).unwrap_or_else(PoisonError::into_inner);
+        order.sleepers -= 1;
+        order
+    }
 }
 
 #[derive(Default)]
@@ -46,7 +59,7 @@ impl SessionQueue {
     pub fn wait_done(&self, upto: u64, cancel: &CancelToken) {
         let mut order = self.lock();
         while order.waiting.front().is_some_and(|t| *t <= upto) && !cancel.is_cancelled() {
-            order = self.turn.wait(order).unwrap_or_else(PoisonError::into_inner);
+            order = Order::sleep(order, &self.turn);
         }
     }
 
@@ -67,7 +80,7 @@ impl Place {
     pub fn wait_turn(&self, cancel: &CancelToken) {
         let mut order = self.queue.lock();
         while order.waiting.front() != Some(&self.ticket) && !cancel.is_cancelled() {
-            order = self.queue.turn.wait(order).unwrap_or_else(PoisonError::into_inner);
+            order = Order::sleep(order, &self.queue.turn);
         }
     }
 }
@@ -76,8 +89,11 @@ impl Drop for Place {
     fn drop(&mut self) {
         let mut order = self.queue.lock();
         order.waiting.retain(|t| *t != self.ticket);
+        let sleepers = order.sleepers;
         drop(order);
-        self.queue.turn.notify_all();
+        if sleepers > 0 {
+            self.queue.turn.notify_all();
+        }
     }
 }
 
