@@ -229,3 +229,39 @@ fn output_of_any_size_arrives_byte_exact() {
     let expected: String = (1..=300_000).map(|i| format!("{i}\n")).collect();
     assert!(output == expected, "{} bytes instead of {}", output.len(), expected.len());
 }
+
+#[test]
+fn every_command_arrives_as_typed_whichever_way_it_travels() {
+    // Short ASCII commands travel in the call record (read in one `read -N` of their length), others
+    // (longer, or with any non-ASCII byte, which `read -N` would count as characters) through a
+    // memfd. Either way the shell must run exactly the text it was given, in one shell.
+    let pool = ShellPool::default();
+    in_shell(&pool, None, "true");
+    let echo_len = |body: &str| format!("x='{body}'; printf '%s' \"${{#x}}\"");
+    // Scripts of 3999, 4000 and 4001 bytes straddle the longest inline command.
+    let around_limit = 4000 - echo_len("").len();
+    for len in [1, 2, around_limit - 1, around_limit, around_limit + 1, 70_000] {
+        let body = "a".repeat(len);
+        let (execution, output) = in_shell(&pool, None, &echo_len(&body));
+        assert_eq!((execution.outcome, execution.shell), (OK, ShellEvent::Reused), "len {len}");
+        assert_eq!(output, len.to_string(), "len {len}");
+    }
+    for script in [
+        "printf '%s|' 'é' 'naïve' '日本'",
+        "printf '%s|' a\tb '  spaced  '\r",
+        "@",
+        "echo 24 @ padded                ",
+        "printf '%s' \"$(printf '\\001\\177')\" | od -An -tx1",
+        "x=1\n\n\necho \"$x\"\n",
+        "echo trailing backslash\\",
+    ] {
+        let expected = std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", script])
+            .output()
+            .map(|o| String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned())
+            .unwrap();
+        let (execution, output) = in_shell(&pool, None, script);
+        assert_eq!(execution.shell, ShellEvent::Reused, "{script:?}");
+        assert_eq!(output, expected, "{script:?}");
+    }
+}

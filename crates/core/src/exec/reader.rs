@@ -13,15 +13,18 @@ use crate::process::pipe::{self, CHUNK};
 /// The read end of an output pipe. Closing it (on EOF or when the consumer says stop) is final.
 pub(crate) struct OutputReader {
     fd: Option<OwnedFd>,
+    /// Allocated at the first read: a quiet command (most calls) never pays for zeroing 64 KiB.
     buf: Vec<u8>,
     /// Stdout of a split execution: chunks go to [`OutputConsumer::consume_stdout`].
     stdout: bool,
+    /// Set once the fd is non-blocking, so that later drains skip the two `fcntl`s.
+    nonblocking: bool,
 }
 
 impl OutputReader {
     /// The merged output (or stderr alone, when stdout is split off).
     pub(crate) fn new(fd: OwnedFd) -> Self {
-        Self { fd: Some(fd), buf: vec![0; CHUNK], stdout: false }
+        Self { fd: Some(fd), buf: Vec::new(), stdout: false, nonblocking: false }
     }
 
     /// The stdout pipe of a split execution.
@@ -44,7 +47,10 @@ impl OutputReader {
     /// open cannot make it wait.
     pub(crate) fn drain(&mut self, consumer: &mut dyn OutputConsumer) -> io::Result<()> {
         let Some(fd) = &self.fd else { return Ok(()) };
-        pipe::set_nonblocking(fd.as_fd())?;
+        if !self.nonblocking {
+            pipe::set_nonblocking(fd.as_fd())?;
+            self.nonblocking = true;
+        }
         let mut left = pipe::bytes_available(fd.as_fd())?;
         while left > 0 {
             match self.read_at_most(left.min(CHUNK), consumer)? {
@@ -74,6 +80,9 @@ impl OutputReader {
         let Some(fd) = &self.fd else {
             return Ok(Some(0));
         };
+        if self.buf.is_empty() {
+            self.buf = vec![0; CHUNK];
+        }
         let n = loop {
             match nix::unistd::read(fd, &mut self.buf[..max]) {
                 Ok(n) => break n,

@@ -1,6 +1,6 @@
 //! One long-lived bash, driven call by call through [`super::protocol`]. The shell reads its runner
-//! loop from a pipe (then EOF); per call the runtime writes the command into a memfd and a short
-//! record into the call pipe, and the command's output comes through a pipe made for that call
+//! loop from a pipe (then EOF); per call the runtime writes a record into the call pipe (the command
+//! inline when short, else in a memfd), and the command's output comes through a pipe made for that call
 //! alone, which the shell opens as `/proc/<our pid>/fd/<n>`. The report comes on the report pipe.
 //!
 //! Promises: a call returns when the command is done (its report arrived), the shell died, the
@@ -165,7 +165,7 @@ pub(crate) struct PersistentShell {
     name: String,
     exit: ExitWatch,
     killer: Option<KillHandle>,
-    /// Output fd and secret per call, read by the runner.
+    /// Header, command and secret per call, read by the runner.
     calls_pipe: RunnerPipe,
     /// Reports, written by the runner.
     reports: RunnerPipe,
@@ -221,6 +221,8 @@ impl PersistentShell {
         let (call_path, report_path) = (calls_pipe.path(), reports.path());
         let paths = RunnerPaths { call: &call_path, command: command.path(), report: &report_path, fd_dir: &fd_dir };
         let runner = protocol::runner(&tag, &paths);
+        // The runner starts by reporting on a call before the first: this first secret lets it.
+        nix::unistd::write(&calls_pipe.write, secret(nonce, 0).as_bytes()).map_err(|e| setup(e.into()))?;
         let (script_read, script_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| setup(e.into()))?;
         // The runner is one line of about 800 bytes: it fits the pipe, so writing never waits. The
         // write end is closed at once: if the runner ever ends, the shell reads EOF and exits.
@@ -365,9 +367,7 @@ impl PersistentShell {
         thread: &PoolThread,
     ) -> Result<CallReport, ExecError> {
         self.calls += 1;
-        // 64 bits as 16 hex digits: a forger gets one try per call, and the runner takes it in one `read -N`.
-        self.secret =
-            format!("{:0w$x}", RandomState::new().hash_one((self.nonce, self.calls)), w = protocol::SECRET_LEN);
+        self.secret = secret(self.nonce, self.calls);
         let inline = protocol::inline(call.script);
         if inline.is_none() {
             self.command.write(call.script).map_err(ExecError::Setup)?;
@@ -420,9 +420,8 @@ impl PersistentShell {
                 let limit = self.file_limit();
                 let outcome = self.exit.reap()?;
                 if self.calls_pipe.queued() > self.secret.len() {
-                    // Killed before it read the whole output fd (a signal already on its way when the
-                    // call began, which may let it read a byte): the command never ran, and a fresh
-                    // shell may run it.
+                    // Killed before it read the call (a signal already on its way when the call
+                    // began): the command never ran, and a fresh shell may run it.
                     self.walk_background();
                     return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
                 }
@@ -615,6 +614,8 @@ impl PersistentShell {
             }
         }
         match logical {
+            // The kernel's path spelled the same way: no symbolic link in between, nothing to compare.
+            Some(logical) if logical == real => Some(logical),
             Some(logical) if same_dir(format!("/proc/{}/cwd", self.pid), &logical) => Some(logical),
             _ => Some(real),
         }
@@ -754,6 +755,12 @@ impl Drop for PersistentShell {
 /// Delivers what each output pipe holds right now.
 fn drain(outputs: &mut [OutputReader], out: &mut dyn OutputConsumer) -> io::Result<()> {
     outputs.iter_mut().try_for_each(|output| output.drain(out))
+}
+
+/// The secret of call `n` of the shell drawn as `nonce`: 64 bits as 16 hex digits, so a forger gets
+/// one try per call, and the runner takes it in one `read -N`.
+fn secret(nonce: u64, n: u64) -> String {
+    format!("{:0w$x}", RandomState::new().hash_one((nonce, n)), w = protocol::SECRET_LEN)
 }
 
 fn replace_reason(outcome: Outcome) -> ReplaceReason {

@@ -11,12 +11,12 @@
 //! ```text
 //! trap 'continue 99' INT                                                  # an abort comes back here
 //! until ((0)); do until <status>=$? && ((0)); do                           # $? of the last command
-//!   exec < <call pipe> > <report pipe> 2>&1 || exit <status>               # e.g. no fd left
-//!   <$-, $!>; set +x                                                       # the runner is never traced
-//!   [ a call ran ] && { read <secret>; printf '<secret> <status> <$!> <$PWD>\0'; }
-//!   read <output fd>; [ not a number ] && exit 96                          # waits for the next call
-//!   read <command>, or read it from <command memfd>; [ xtrace was on ] && prefix 'set -x;'
-//!   exec < /dev/null
+//!   exec </dev/null >report pipe 2>&1 {<v>}<call pipe || exit <status>     # e.g. no fd left
+//!   case $- in *x*) set +x; <prefix>='set -x;';; *) <prefix>=;; esac       # the runner is never traced
+//!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0'                     # the last call's report
+//!   read -N 24 <h>; <f>=<output fd field> <l>=<length or @>                 # waits for the next call
+//!   read -N <l> <command>, or read it from <command memfd>
+//!   exec {<v>}<&-                                                          # the call pipe is closed
 //!   eval "<prefix><command>" > /proc/<runtime>/fd/<output fd> 2>&1       # or >stdout fd 2>output fd
 //! done; done
 //! ```
@@ -25,10 +25,18 @@
 //!   closes descriptors (`exec 10>&- 11>&-`) or redirects its own output for good (`exec >log`) breaks
 //!   nothing: the next call opens everything afresh. The runner's variables have names drawn per
 //!   shell, so `declare -i`/`readonly` on a guessed name changes nothing.
-//! - The report's secret is written into the call pipe with the call, after the output fd, and read
-//!   only after the command ended: no variable, file or trace holds it while the command runs, so a
-//!   command cannot forge its own report. Status and `$!` come from the report; the cwd is checked
-//!   against `/proc/<shell>/cwd`, which no command can fake.
+//! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
+//!   except under `read -N`, which asks for all N at once. So everything the runner reads has a length
+//!   known beforehand: the secret (16 hex digits), a fixed-width header (the output fd field and the
+//!   command's length, space-padded), then the command itself. That makes a call three `read(2)`s
+//!   whatever the command's length. `read -N` counts characters, not bytes: only ASCII commands
+//!   travel inline (one character per byte in every locale); others go through the memfd.
+//! - The report's secret is written into the call pipe with the call, after the command, and read
+//!   only after the command ended: no variable, file, descriptor or trace holds it while the command
+//!   runs, so a command cannot forge its own report. The runtime writes a first secret when it starts
+//!   the shell, so every iteration begins with a report (the first one answers nothing and is
+//!   skipped). Status and `$!` come from the report; the cwd is checked against `/proc/<shell>/cwd`,
+//!   which no command can fake.
 //! - `until ((0))` and not `while :`: a command skipped by a DEBUG trap under `extdebug` returns 0,
 //!   which ends an `until` (the shell then reads the end of its input and exits, and is replaced),
 //!   where a `while :` would spin for ever. The two loops keep a stray `break` or `continue` from
@@ -39,6 +47,9 @@
 //! - Whatever breaks the runner anyway (`enable -n printf`, `set -n`, a function named `builtin`)
 //!   leaves a shell that stops answering: the runtime notices that the secret was consumed with no
 //!   report following, or that the shell stopped (`kill -STOP $$`), and replaces it.
+//!
+//! Each statement of the loop costs the shell a few microseconds of interpretation per call, and
+//! each redirection a few more: the loop is kept to the statements the points above need.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -46,9 +57,17 @@ use std::path::Path;
 /// The secret's length in characters (hex digits): fixed, so that the runner reads it in one `read`.
 pub(crate) const SECRET_LEN: usize = 16;
 
+/// The call header's length: `<output fd field> <command length or @>`, space-padded. The longest
+/// field, two 7-digit fds and a 4-digit length, takes 20.
+pub(crate) const HEADER_LEN: usize = 24;
+
+/// Commands up to this long (ASCII, no NUL) travel in the call record: the whole record then stays
+/// within `PIPE_BUF`, so it is written in one piece, and the runner reads the command in one `read`.
+pub(crate) const INLINE_MAX: usize = 4000;
+
 /// Paths the runner opens, all `/proc/<runtime pid>/fd/<n>`, fixed for the shell's life.
 pub(crate) struct RunnerPaths<'a> {
-    /// The call pipe: output fd and secret per call.
+    /// The call pipe: header, command and secret per call.
     pub call: &'a str,
     /// The command memfd.
     pub command: &'a str,
@@ -61,8 +80,8 @@ pub(crate) struct RunnerPaths<'a> {
 /// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("__b{tag}{name}");
-    let (s, o, j, k, f, c, x) = (v("s"), v("o"), v("j"), v("k"), v("f"), v("c"), v("x"));
-    let mut out = String::with_capacity(900);
+    let (s, h, f, l, c, x, u) = (v("s"), v("h"), v("f"), v("l"), v("c"), v("x"), v("u"));
+    let mut out = String::with_capacity(1000);
     // The status is taken in the loop's condition: in the body, `$?` would be the condition's.
     // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99`
     // reaches the outermost loop, out of any loop of the command).
@@ -72,30 +91,35 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // every call, with nothing saved that a command could close. A shell that cannot open them any
     // more (`ulimit -n 3`) ends with the command's status. Until the command runs, stdout and stderr
     // are the report pipe: traces and DEBUG-trap output of the runner's steps are junk there,
-    // without the secret.
+    // without the secret. The call pipe gets a descriptor of bash's choosing (10 and up), so a
+    // command's own descriptors are left alone.
     out.push_str(&format!(
-        "\\exec <{call} >{report} 2>&1 || \\builtin exit \"${s}\"; ",
+        "\\exec </dev/null >{report} 2>&1 {{{u}}}<{call} || \\builtin exit \"${s}\"; ",
         call = paths.call,
         report = paths.report
     ));
-    out.push_str(&format!("{o}=$- {j}=${{!-}}; \\builtin set +x; "));
+    out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; "));
+    // The last call's report (`$!` cannot change between the command and here). The secret's variable
+    // is overwritten by the header right after.
     out.push_str(&format!(
-        "[[ -z ${{{f}-}} ]] || {{ \\builtin read -r -N {n} {k}; \
-         \\builtin printf '%s %s %s %s\\0' \"${k}\" \"${s}\" \"${j}\" \"${{PWD-}}\" \
-         || \\builtin echo -ne \"${k} ${s} ${j}\\0\"; {k}=; }}; ",
+        "\\builtin read -r -u ${u} -N {n} {h}; \
+         \\builtin printf '%s %s %s %s\\0' \"${h}\" \"${s}\" \"${{!-}}\" \"${{PWD-}}\" \
+         || \\builtin echo -ne \"${h} ${s} ${{!-}}\\0\"; ",
         n = SECRET_LEN
     ));
     out.push_str(&format!(
-        "IFS= \\builtin read -r -d '' {f} || \\builtin exit 97; [[ -n ${f} && ${f} != *[!0-9:]* ]] || \\builtin exit 96; "
+        "\\builtin read -r -u ${u} -N {n} {h} || \\builtin exit 97; \
+         {f}=${{{h}%% *}} {l}=${{{h}#* }} {l}=${{{l}%% *}}; \
+         [[ -n ${f} && ${f} != *[!0-9:]* && -n ${l} && ${l} != *[!0-9@]* ]] || \\builtin exit 96; ",
+        n = HEADER_LEN
     ));
-    // A short command comes inline (`=text`): cheaper than opening the memfd.
     out.push_str(&format!(
-        "IFS= \\builtin read -r -d '' {c}; if [[ ${c} == =* ]]; then {c}=${{{c}#=}}; \
-         else IFS= \\builtin read -r -d '' {c} <{command}; fi; {x}=; [[ ${o} != *x* ]] || {x}='set -x;'; ",
+        "if [[ ${l} == @ ]]; then IFS= \\builtin read -r -d '' {c} <{command}; \
+         else \\builtin read -r -u ${u} -N ${l} {c} || \\builtin exit 97; fi; ",
         command = paths.command
     ));
     // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
-    out.push_str("\\exec </dev/null; ");
+    out.push_str(&format!("\\exec {{{u}}}<&-; "));
     // `<stdout>:<stderr>` when the call splits stdout off (an extracted `| head` limits the
     // producer's stdout alone); one `[[ ]]` per call otherwise, no extra open.
     out.push_str(&format!(
@@ -107,14 +131,10 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// Commands up to this long (without a NUL) travel in the call record: the shell reads the record
-/// a byte per `read`, which for a short command costs less than opening the command memfd.
-pub(crate) const INLINE_MAX: usize = 48;
-
-/// What the runtime writes into the call pipe for one call: the output fd, the command (`=text` when
-/// `inline`, else `@`: read the memfd), then the secret the report must carry: the first two NUL-terminated, the secret as its
-/// [`SECRET_LEN`] characters alone, which the runner takes in one `read -N` (a pipe is otherwise
-/// read a byte per `read`).
+/// What the runtime writes into the call pipe for one call: the header (`<output fd field>
+/// <length>`, or `@` for "read the memfd", space-padded to [`HEADER_LEN`]), the command when
+/// `inline`, then the secret the report must carry ([`SECRET_LEN`] characters), which the runner reads
+/// only once the command is over.
 ///
 /// With `stdout_fd`, the field is `<stdout_fd>:<output_fd>`: stdout goes to its own pipe, stderr to
 /// the output.
@@ -125,27 +145,29 @@ pub(crate) fn call_record(
     inline: Option<&[u8]>,
     secret: &str,
 ) {
+    use std::io::Write;
     out.clear();
-    if let Some(fd) = stdout_fd {
-        out.extend_from_slice(fd.to_string().as_bytes());
-        out.push(b':');
+    // Writing into a Vec cannot fail.
+    let _ = match stdout_fd {
+        Some(fd) => write!(out, "{fd}:{output_fd} "),
+        None => write!(out, "{output_fd} "),
+    };
+    let _ = match inline {
+        Some(text) => write!(out, "{}", text.len()),
+        None => write!(out, "@"),
+    };
+    out.resize(out.len().max(HEADER_LEN), b' ');
+    if let Some(text) = inline {
+        out.extend_from_slice(text);
     }
-    out.extend_from_slice(output_fd.to_string().as_bytes());
-    out.push(0);
-    match inline {
-        Some(text) => {
-            out.push(b'=');
-            out.extend_from_slice(text);
-        }
-        None => out.push(b'@'),
-    }
-    out.push(0);
     out.extend_from_slice(secret.as_bytes());
 }
 
-/// The command travels inline when it is short and has no NUL.
+/// The command travels inline when it is ASCII (see the module's notes), not empty (`read -N 0`
+/// reads nothing but is not portable across bash versions), without NUL, and short.
 pub(crate) fn inline(script: &[u8]) -> Option<&[u8]> {
-    (script.len() <= INLINE_MAX && !script.contains(&0)).then_some(script)
+    (!script.is_empty() && script.len() <= INLINE_MAX && script.iter().all(|&b| b != 0 && b.is_ascii()))
+        .then_some(script)
 }
 
 /// What one call's report says.
@@ -209,10 +231,8 @@ mod tests {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
         assert!(text.ends_with("done; done\n"));
-        for path in ["<{call} >{report} 2>&1", "<{command}"] {
-            let path = path.replace("{call}", "/proc/9/fd/3").replace("{command}", "/proc/9/fd/4");
-            let path = path.replace("{report}", "/proc/9/fd/5");
-            assert!(text.contains(&path), "{path} in {text}");
+        for path in ["</dev/null >/proc/9/fd/5 2>&1 {__ba1u}</proc/9/fd/3", "</proc/9/fd/4"] {
+            assert!(text.contains(path), "{path} in {text}");
         }
         assert!(text.contains("\\eval \"$__ba1x$__ba1c\" >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
     }
@@ -230,15 +250,19 @@ mod tests {
     }
 
     #[test]
-    fn call_record_is_fd_command_secret() {
+    fn call_record_is_header_command_secret() {
         let mut out = Vec::new();
         call_record(&mut out, 12, None, inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"12\0=true\0s3cr3t");
+        assert_eq!(out, b"12 4                    trues3cr3t");
         call_record(&mut out, 12, Some(13), inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"13:12\0=true\0s3cr3t");
+        assert_eq!(out, b"13:12 4                 trues3cr3t");
         call_record(&mut out, 12, None, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
-        assert_eq!(out, b"12\0@\0s3cr3t");
+        assert_eq!(out, b"12 @                    s3cr3t");
+        call_record(&mut out, 1_048_575, Some(1_048_574), inline(&[b'x'; INLINE_MAX]), "k");
+        assert_eq!(&out[..HEADER_LEN], b"1048574:1048575 4000    ");
         assert_eq!(inline(b"a\0b"), None);
+        assert_eq!(inline("echo é".as_bytes()), None, "read -N counts characters");
+        assert_eq!(inline(b""), None);
     }
 
     #[test]
