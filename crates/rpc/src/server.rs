@@ -14,7 +14,6 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -160,16 +159,7 @@ impl Server {
         let input_shared = shared.clone();
         std::thread::Builder::new()
             .name("rpc-input".into())
-            .spawn(move || {
-                // A panic while dispatching must still end `serve`, as a failed read would.
-                let end = catch_unwind(AssertUnwindSafe(|| read_input(input, &input_shared))).unwrap_or_else(|_| {
-                    Some(Event::End(Some(io::Error::other("a request panicked the input thread"))))
-                });
-                if let Some(end) = end {
-                    // A server that shut down already is not waiting for it.
-                    let _ = sender.send(end);
-                }
-            })
+            .spawn(move || read_input(input, &input_shared, sender))
             .map_err(ServeError::Thread)?;
         let ending = match events.recv() {
             Ok(Event::End(None)) | Err(_) => Ok(Ending::InputClosed),
@@ -189,23 +179,27 @@ impl Server {
     }
 }
 
-/// Reads and dispatches request lines, in order, until the input ends (the event that says so is
-/// returned) or the server shuts down (`None`).
-fn read_input(input: impl Read, shared: &Arc<Shared>) -> Option<Event> {
+/// Reads and dispatches request lines, in order, until the input ends or the server shuts down.
+fn read_input(input: impl Read, shared: &Arc<Shared>, sender: SyncSender<Event>) {
     let mut reader = LineReader::new(input, MAX_LINE_BYTES);
     loop {
         let frame = match reader.next_frame() {
             Ok(Some(frame)) => frame,
-            Ok(None) => return Some(Event::End(None)),
-            Err(e) => return Some(Event::End(Some(e))),
+            Ok(None) => break,
+            Err(e) => {
+                let _ = sender.send(Event::End(Some(e)));
+                return;
+            }
         };
         let accepting = lock(&shared.accepting);
         if !*accepting {
             // Shutting down: a line read meanwhile gets no answer (as one not read at all).
-            return None;
+            return;
         }
         dispatch(shared, frame);
     }
+    // A server that shut down already is not waiting for this.
+    let _ = sender.send(Event::End(None));
 }
 
 /// What a running command is, for aborts and `get_state`.
