@@ -12,7 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tool = runtime.tool();
     let artifacts = runtime.artifacts(&SessionName::parse("example")?);
     let context = |cancel: CancelToken| CallContext {
-        session_cwd: std::env::temp_dir(),
+        session_cwd: state.path().to_path_buf(),
         artifacts: artifacts.clone(),
         tool_names: vec![],
         cancel,

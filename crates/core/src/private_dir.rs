@@ -10,7 +10,9 @@ use std::fs::{DirBuilder, File, Metadata};
 use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
 
 use nix::fcntl::OFlag;
 use nix::sys::stat::Mode;
@@ -36,6 +38,26 @@ pub(crate) fn ensure(dir: &Path) -> io::Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
+}
+
+/// The user's own runtime directory (`$XDG_RUNTIME_DIR`), when it is set and passes [`ensure`]'s
+/// checks; never created here (the system makes it at login).
+fn runtime_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os("XDG_RUNTIME_DIR")?);
+    (dir.is_absolute() && dir.is_dir() && ensure(&dir).is_ok()).then_some(dir)
+}
+
+/// A fresh directory of random name, mode 0700 from its creation (the umask would leave it 0755 and
+/// listable by everyone), removed when dropped: under the user's runtime directory when there is
+/// one, else under the system's temporary directory. For private files that need no state directory.
+/// The error names the parent it was tried in.
+pub(crate) fn temp_dir(prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
+    let parent = runtime_dir().unwrap_or_else(std::env::temp_dir);
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(&parent)
+        .map_err(|e| (parent, e))
 }
 
 /// Opens `dir` for `*at` calls: a real directory (a symlink in its place is refused) owned by the user.
@@ -101,6 +123,14 @@ fn current_uid() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_temporary_directory_is_private_from_its_creation_whatever_the_umask() {
+        let dir = temp_dir("bashrt-test-").unwrap();
+        let meta = std::fs::symlink_metadata(dir.path()).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!((meta.mode() & 0o777, meta.uid()), (0o700, current_uid()));
+    }
 
     #[test]
     fn creates_private_and_tightens_an_open_one() {

@@ -371,19 +371,7 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
             notice.push_str(&format!(". {}]", where_full()));
             notices.push(notice);
         }
-        Truncation {
-            direction,
-            truncated_by,
-            total_lines: out.total_lines(),
-            total_bytes: out.total_bytes(),
-            output_lines: shown_lines,
-            output_bytes: shown.len() as u64,
-            shown_range: range,
-            shown_ranges: range.into_iter().collect(),
-            error_lines: None,
-            artifact_id,
-            max_bytes: report.max_bytes as u64,
-        }
+        truncation_of(report, direction, truncated_by, (shown, shown_lines), range, artifact_id)
     });
 
     if clamped > 0 && truncation.is_none() {
@@ -495,21 +483,34 @@ fn split_tail_view(
                 ),
             });
         }
-        Truncation {
-            direction: Direction::Tail,
-            truncated_by: by,
-            total_lines: out.total_lines(),
-            total_bytes: out.total_bytes(),
-            output_lines: shown_lines,
-            output_bytes: shown.len() as u64,
-            shown_range: range,
-            shown_ranges: range.into_iter().collect(),
-            error_lines: None,
-            artifact_id: None,
-            max_bytes: report.max_bytes as u64,
-        }
+        truncation_of(report, Direction::Tail, by, (shown, shown_lines), range, None)
     });
     ShapedOutput { body, binary, notices, truncation, artifact_id: None, artifact_error: None, artifact_dropped: 0 }
+}
+
+/// The record of a truncated view that shows `shown` (`shown_lines` lines; `range` when they are one
+/// known run of the output's lines) of the report's output.
+fn truncation_of(
+    report: &RunReport<'_>,
+    direction: Direction,
+    truncated_by: TruncatedBy,
+    (shown, shown_lines): (&[u8], u64),
+    range: Option<LineRange>,
+    artifact_id: Option<ArtifactId>,
+) -> Truncation {
+    Truncation {
+        direction,
+        truncated_by,
+        total_lines: report.output.total_lines(),
+        total_bytes: report.output.total_bytes(),
+        output_lines: shown_lines,
+        output_bytes: shown.len() as u64,
+        shown_range: range,
+        shown_ranges: range.into_iter().collect(),
+        error_lines: None,
+        artifact_id,
+        max_bytes: report.max_bytes as u64,
+    }
 }
 
 /// Where the whole output is, for a notice.

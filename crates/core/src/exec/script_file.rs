@@ -1,8 +1,9 @@
 //! Scripts too large for a command line: Linux caps one argv string at 128 KiB (`MAX_ARG_STRLEN`), so
 //! beyond [`ARG_LIMIT`] the script goes to a private temporary file that the shell runs instead.
 //! Promises: the file lives in a fresh directory of its own (random name, mode 0700, so only the user
-//! can even list it), is created there with `O_EXCL` (never following or reusing an existing path),
-//! mode 0600, and both are removed when the value is dropped.
+//! can even list it) — under the user's runtime directory (`$XDG_RUNTIME_DIR`) when there is one,
+//! else under the system's temporary directory — is created there with `O_EXCL` (never following or
+//! reusing an existing path), mode 0600, and both are removed when the value is dropped.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -20,10 +21,10 @@ pub(crate) struct ScriptFile {
 }
 
 impl ScriptFile {
-    /// Writes `script` to a new file in a new private directory under the system's temporary
-    /// directory. The error carries the path tried (the directory when no file could be created).
+    /// Writes `script` to a new file in a new private directory. The error carries the path tried
+    /// (the parent directory when no directory could be made there).
     pub(crate) fn create(script: &str) -> Result<Self, (PathBuf, io::Error)> {
-        let dir = tempfile::Builder::new().prefix("bashrt-").tempdir().map_err(|e| (std::env::temp_dir(), e))?;
+        let dir = crate::private_dir::temp_dir("bashrt-")?;
         let mut file = tempfile::Builder::new()
             .prefix("script-")
             .suffix(".sh")

@@ -345,10 +345,13 @@ impl SnapshotCache {
                     (None, None)
                 }
             },
-            None => match tempfile::Builder::new().prefix("bashrt-snapshots-").tempdir() {
+            None => match private_dir::temp_dir("bashrt-snapshots-") {
                 Ok(temp) => (Some(temp.path().to_path_buf()), Some(temp)),
-                Err(error) => {
-                    tracing::warn!("running without shell snapshots: no private temporary directory: {error}");
+                Err((parent, error)) => {
+                    tracing::warn!(
+                        "running without shell snapshots: no private temporary directory in {}: {error}",
+                        parent.display()
+                    );
                     (None, None)
                 }
             },
@@ -465,9 +468,9 @@ mod tests {
             Item { kind: Kind::Alias, name: "ll".into(), text: "alias -- ll='ls -l'".into() },
         ];
         let mut skipped = Vec::new();
+        let work = tempfile::tempdir().unwrap();
         let valid =
-            validate(Path::new("/bin/bash"), &std::env::temp_dir(), &items, &mut skipped, Duration::from_secs(10))
-                .unwrap();
+            validate(Path::new("/bin/bash"), work.path(), &items, &mut skipped, Duration::from_secs(10)).unwrap();
         let names: Vec<_> = valid.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["good", "ll"]);
         assert_eq!(skipped, ["function bad: does not load in a clean shell"]);
