@@ -64,14 +64,33 @@ pub(crate) fn terminate_descendants(root: Pid, group: Pid, grace: Duration, spar
     terminate_tree(tree, grace);
 }
 
-/// Sends `signal` once to what `root` (a long-lived shell) currently runs besides itself and `spare`:
-/// the first step of an interrupt, as a terminal's Ctrl-C sends SIGINT to the foreground job.
-pub(crate) fn signal_descendants(root: Pid, group: Pid, spare: &[ProcEntry], signal: Signal) {
-    let mut tree = Tree::new(root, group, spare);
-    tree.spare_root = true;
-    tree.shared_groups.insert(group.as_raw());
-    tree.extend();
-    tree.signal(signal);
+/// Ctrl-C for what a long-lived shell runs besides itself and `spare`, as a terminal sends SIGINT to
+/// the foreground job: each process gets SIGINT once. [`Interrupt::again`] reaches the processes that
+/// appeared since: a child the shell forked just after the first round (the shell itself, signalled
+/// between two commands, runs its trap only once that child is gone) would otherwise never see it.
+pub(crate) struct Interrupt<'a> {
+    tree: Tree<'a>,
+}
+
+impl<'a> Interrupt<'a> {
+    pub(crate) fn start(root: Pid, group: Pid, spare: &'a [ProcEntry]) -> Self {
+        let mut tree = Tree::new(root, group, spare);
+        tree.spare_root = true;
+        tree.shared_groups.insert(group.as_raw());
+        tree.extend();
+        tree.signal(Signal::SIGINT);
+        Self { tree }
+    }
+
+    /// SIGINT to the processes found since the last round, and to them only: a second SIGINT could
+    /// cut short what a program does on the first (a test runner's summary, a traceback).
+    pub(crate) fn again(&mut self) {
+        let known = self.tree.members.len();
+        self.tree.extend();
+        for member in &self.tree.members[known..] {
+            member.signal(Signal::SIGINT);
+        }
+    }
 }
 
 /// [`terminate`] for a one-shot call, whose processes also carry `marker` in their environment:

@@ -66,6 +66,8 @@ const COME_BACK_MIN: Duration = Duration::from_millis(500);
 
 /// How long the command's processes get to end on SIGINT before they are sent SIGTERM.
 const INTERRUPT_WAIT: Duration = Duration::from_millis(200);
+/// How often, during [`INTERRUPT_WAIT`], processes that appeared since get their SIGINT.
+const INTERRUPT_ROUND: Duration = Duration::from_millis(20);
 
 /// Report bytes kept at most: a command that floods the report pipe with forged records is cut to
 /// the tail, where the real report would be.
@@ -533,9 +535,17 @@ impl PersistentShell {
         if self.calls_pipe.queued() > 0 {
             let _ = nix::sys::signal::kill(self.pid, Signal::SIGINT);
         }
-        tree::signal_descendants(self.pid, self.pid, &self.background, Signal::SIGINT);
+        let spare = self.background.clone();
+        let mut sigint = tree::Interrupt::start(self.pid, self.pid, &spare);
         let never = CancelToken::new().map_err(ExecError::Setup)?;
-        let mut report = self.wait_for_report(output, out, &never, Instant::now() + INTERRUPT_WAIT)?;
+        let until = Instant::now() + INTERRUPT_WAIT;
+        let mut report = None;
+        while report.is_none() && Instant::now() < until && !pidfd::has_exited(self.exit.fd()) {
+            report = self.wait_for_report(output, out, &never, until.min(Instant::now() + INTERRUPT_ROUND))?;
+            if report.is_none() {
+                sigint.again();
+            }
+        }
         tree::terminate_descendants(self.pid, self.pid, grace, &self.background);
         if report.is_none() {
             report = self.wait_for_report(output, out, &never, Instant::now() + grace.max(COME_BACK_MIN))?;
