@@ -1,5 +1,6 @@
-//! The server: reads requests on its own thread, dispatches them on the calling thread, runs every
-//! command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker thread of its own (from a
+//! The server: reads requests on its own thread and dispatches them there (quick commands answer at
+//! once; a hop to another thread before a command starts would cost a wakeup and a context switch per
+//! request), runs every command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker thread of its own (from a
 //! pool that grows on demand, [`crate::workers`]: a thread spawn per request was a large part of a quick
 //! command's cost), and shuts down cleanly.
 //!
@@ -47,8 +48,8 @@ pub const UPDATE_ARGS_MAX: usize = 1024;
 /// The most sessions one server keeps.
 pub const MAX_SESSIONS: usize = 1024;
 
-/// Lines read ahead of the dispatcher (each up to [`MAX_LINE_BYTES`], so input memory stays ~2 lines).
-const INPUT_QUEUE: usize = 1;
+/// Room for the input thread's end and a shutdown, whichever comes first.
+const EVENT_QUEUE: usize = 1;
 
 /// How the server is set up.
 pub struct ServerConfig {
@@ -110,8 +111,8 @@ impl From<ArtifactError> for CommandError {
     }
 }
 
+/// What ends [`Server::serve`].
 enum Event {
-    Frame(Frame),
     End(Option<io::Error>),
     Shutdown,
 }
@@ -136,7 +137,7 @@ pub struct Server {
 
 impl Server {
     pub fn new(config: ServerConfig) -> Self {
-        let (sender, events) = sync_channel(INPUT_QUEUE);
+        let (sender, events) = sync_channel(EVENT_QUEUE);
         Self { config, sender, events }
     }
 
@@ -155,18 +156,18 @@ impl Server {
         let Server { config, sender, events } = self;
         warm_snapshot(&config.runtime);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
+        let input_shared = shared.clone();
         std::thread::Builder::new()
             .name("rpc-input".into())
-            .spawn(move || read_input(input, sender))
+            .spawn(move || read_input(input, &input_shared, sender))
             .map_err(ServeError::Thread)?;
-        let ending = loop {
-            match events.recv() {
-                Ok(Event::Frame(frame)) => dispatch(&shared, frame),
-                Ok(Event::End(None)) | Err(_) => break Ok(Ending::InputClosed),
-                Ok(Event::End(Some(e))) => break Err(ServeError::Input(e)),
-                Ok(Event::Shutdown) => break Ok(Ending::Shutdown),
-            }
+        let ending = match events.recv() {
+            Ok(Event::End(None)) | Err(_) => Ok(Ending::InputClosed),
+            Ok(Event::End(Some(e))) => Err(ServeError::Input(e)),
+            Ok(Event::Shutdown) => Ok(Ending::Shutdown),
         };
+        // Waits for a request being dispatched; none is dispatched after this.
+        *lock(&shared.accepting) = false;
         shared.abort_all();
         shared.workers.join();
         let grace = Duration::from_millis(shared.runtime.settings().kill_grace_ms);
@@ -178,21 +179,27 @@ impl Server {
     }
 }
 
-/// Reads request lines for the dispatcher. Dispatching here instead, a thread hop less, was measured
-/// slower for a warm session `bash` command (on one CPU and on two), so lines are handed over.
-fn read_input(input: impl Read, sender: SyncSender<Event>) {
+/// Reads and dispatches request lines, in order, until the input ends or the server shuts down.
+fn read_input(input: impl Read, shared: &Arc<Shared>, sender: SyncSender<Event>) {
     let mut reader = LineReader::new(input, MAX_LINE_BYTES);
     loop {
-        let event = match reader.next_frame() {
-            Ok(Some(frame)) => Event::Frame(frame),
-            Ok(None) => Event::End(None),
-            Err(e) => Event::End(Some(e)),
+        let frame = match reader.next_frame() {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(e) => {
+                let _ = sender.send(Event::End(Some(e)));
+                return;
+            }
         };
-        let last = matches!(event, Event::End(_));
-        if sender.send(event).is_err() || last {
+        let accepting = lock(&shared.accepting);
+        if !*accepting {
+            // Shutting down: a line read meanwhile gets no answer (as one not read at all).
             return;
         }
+        dispatch(shared, frame);
     }
+    // A server that shut down already is not waiting for this.
+    let _ = sender.send(Event::End(None));
 }
 
 /// What a running command is, for aborts and `get_state`.
@@ -223,6 +230,9 @@ struct Shared {
     workers: Workers,
     sessions: Mutex<HashMap<String, SessionEntry>>,
     calls: Mutex<Calls>,
+    /// Held while a request is dispatched; false once the server shuts down, so no command starts
+    /// after every running one was aborted.
+    accepting: Mutex<bool>,
 }
 
 /// A session and the queue of its `bash` commands.
@@ -272,6 +282,7 @@ impl Shared {
             workers: Workers::new(),
             sessions: Mutex::new(HashMap::new()),
             calls: Mutex::new(Calls::default()),
+            accepting: Mutex::new(true),
         }
     }
 
