@@ -1,6 +1,12 @@
-//! Round trips through `bashrt rpc` measured by a Rust client, against the floor of a bare bash driven
-//! over pipes by the same client in the same run: warm `true` as a session `bash` command and as a
-//! `tool_call`, `/bin/true` as a session command, and start to first answer.
+//! Round trips through `bashrt rpc` measured by a Rust client, against floors measured by the same
+//! client in the same run: warm `true` as a session `bash` command and as a `tool_call`, `/bin/true` as
+//! a session command, and start to first answer.
+//!
+//! The floors: a bare bash driven over pipes; and this bench re-run as the least a JSON-lines server in
+//! front of a long-lived bash can be (`--relay`, one thread, blocking IO), once sending the command
+//! and a sentinel down the shell's stdin, once giving each call an output pipe of its own, the least
+//! that keeps one call's output out of another's. Every row also reports the CPU time per call of the
+//! server (all its threads) and of its shells, from `/proc/<pid>/task/*/schedstat`.
 //!
 //! ```text
 //! cargo bench -p bashrt --bench rpc_latency -- [--n N] [--rounds R] [--json FILE] [--bin LABEL=PATH]...
@@ -61,6 +67,30 @@ impl Drop for Client {
     }
 }
 
+/// CPU time so far of `pid` (every thread) and of its descendants apart, in ns, from `schedstat`:
+/// where a round trip's time goes, server or shell.
+fn cpu_ns(pid: u32) -> (u64, u64) {
+    fn own(pid: u32, children: &mut Vec<u32>) -> u64 {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+        let mut total = 0;
+        for task in tasks.flatten() {
+            let dir = task.path();
+            let stat = std::fs::read_to_string(dir.join("schedstat")).unwrap_or_default();
+            total += stat.split(' ').next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            let kids = std::fs::read_to_string(dir.join("children")).unwrap_or_default();
+            children.extend(kids.split_whitespace().filter_map(|v| v.parse::<u32>().ok()));
+        }
+        total
+    }
+    let mut children = Vec::new();
+    let server = own(pid, &mut children);
+    let mut rest = 0;
+    while let Some(child) = children.pop() {
+        rest += own(child, &mut children);
+    }
+    (server, rest)
+}
+
 fn percentile(sorted: &[Duration], q: f64) -> f64 {
     let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
     sorted[rank - 1].as_secs_f64() * 1e6
@@ -106,11 +136,91 @@ const RPC_ROWS: [Row; 3] = [
 
 const RPC_ARGS: [&str; 3] = ["rpc", "--set", "bash.snapshot=false"];
 
+/// The relay floors answer the `bash` rows only.
+const RELAY_ROWS: usize = 2;
+
+/// The relay floors: this bench re-run as the least a JSON-lines server in front of a long-lived bash
+/// can be (`--relay MODE`), timed with the same requests as bashrt.
+const RELAYS: [(&str, &str); 2] =
+    [("floor: relay to driven bash", "pipe"), ("floor: relay, output pipe per call", "isolated")];
+
+/// Serves `bash` requests on stdin, one at a time on one thread with blocking IO, through one bash:
+/// each line parsed as JSON, the command sent to the shell, a response line written with its exit code
+/// and output. `pipe`: the command and a sentinel `printf` on the shell's stdin, its output read to
+/// the sentinel (output and sentinel share one stream). `isolated`: what keeps each call's output apart
+/// at the least cost: a fresh pipe per call that the shell opens by `/proc` path for the command's
+/// stdout and stderr (stdin `/dev/null`), and a NUL-terminated report of status and `$PWD` on the
+/// shell's stdout; the output is read to EOF once the report came. Neither survives a hostile command.
+fn relay(mode: &str) {
+    use std::io::Read;
+    let isolated = mode == "isolated";
+    let mut shell = Command::new("bash")
+        .args(["--noprofile", "--norc"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn bash");
+    let mut to_shell = shell.stdin.take().expect("stdin");
+    let mut from_shell = shell.stdout.take().expect("stdout");
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    let (mut line, mut script, mut got, mut buf) = (String::new(), Vec::new(), Vec::new(), vec![0u8; 4096]);
+    let fd_dir = format!("/proc/{}/fd", std::process::id());
+    while stdin.read_line(&mut line).unwrap_or(0) > 0 {
+        let request: serde_json::Value = serde_json::from_str(&line).expect("request");
+        line.clear();
+        let command = request["command"].as_str().expect("command");
+        script.clear();
+        got.clear();
+        let mut output = Vec::new();
+        let status = if isolated {
+            let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
+            let quoted = command.replace('\'', "'\\''");
+            let out = format!("{fd_dir}/{}", std::os::fd::AsRawFd::as_raw_fd(&write));
+            writeln!(script, "eval '{quoted}' </dev/null >{out} 2>&1; printf '%s %s\\0' \"$?\" \"$PWD\"").ok();
+            to_shell.write_all(&script).expect("write");
+            while !got.ends_with(b"\0") {
+                let n = from_shell.read(&mut buf).expect("read");
+                assert!(n > 0, "the shell ended");
+                got.extend_from_slice(&buf[..n]);
+            }
+            drop(write);
+            std::fs::File::from(read).read_to_end(&mut output).expect("output");
+            got.split(|&b| b == b' ').next().unwrap_or_default().to_vec()
+        } else {
+            writeln!(script, "{command}\nprintf '\\n__END_%s__\\n' $?").ok();
+            to_shell.write_all(&script).expect("write");
+            while !got.ends_with(b"__\n") {
+                let n = from_shell.read(&mut buf).expect("read");
+                assert!(n > 0, "the shell ended");
+                got.extend_from_slice(&buf[..n]);
+            }
+            let at = memchr_last(&got, b"\n__END_");
+            output.extend_from_slice(&got[..at]);
+            got[at + 7..got.len() - 3].to_vec()
+        };
+        let code: i64 = std::str::from_utf8(&status).ok().and_then(|s| s.parse().ok()).expect("status");
+        let response = serde_json::json!({"id": request["id"], "type": "response", "command": "bash",
+            "success": true, "data": {"exitCode": code, "output": String::from_utf8_lossy(&output)}});
+        serde_json::to_writer(&mut stdout, &response).expect("write response");
+        stdout.write_all(b"\n").and_then(|()| stdout.flush()).expect("write response");
+    }
+    drop(to_shell);
+    let _ = shell.wait();
+}
+
+fn memchr_last(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack.windows(needle.len()).rposition(|w| w == needle).expect("sentinel")
+}
+
 /// Samples of one (target, row), and the median of each round.
 #[derive(Default)]
 struct Samples {
     all: Vec<Duration>,
     round_p50: Vec<f64>,
+    /// CPU of the server and of its shells over the timed calls, ns.
+    cpu: (u64, u64),
 }
 
 impl Samples {
@@ -125,12 +235,15 @@ impl Samples {
         let (p50, p99) = (percentile(&self.all, 0.5), percentile(&self.all, 0.99));
         let lo = self.round_p50.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = self.round_p50.iter().copied().fold(0.0, f64::max);
+        let per_call = |ns: u64| ns as f64 / 1e3 / self.all.len().max(1) as f64;
+        let (server, shell) = (per_call(self.cpu.0), per_call(self.cpu.1));
         eprintln!(
-            "{name:<40} p50 {p50:>8.1} µs   p99 {p99:>8.1} µs   round p50 {lo:.1}–{hi:.1}   (n={})",
+            "{name:<52} p50 {p50:>7.1} µs  p99 {p99:>7.1} µs  round p50 {lo:.1}–{hi:.1}  CPU/call {server:.1} + shell {shell:.1} µs  (n={})",
             self.all.len()
         );
         serde_json::json!({"row": name, "n": self.all.len(), "p50_us": p50, "p99_us": p99,
-            "round_p50_min_us": lo, "round_p50_max_us": hi})
+            "round_p50_min_us": lo, "round_p50_max_us": hi,
+            "server_cpu_us_per_call": server, "shell_cpu_us_per_call": shell})
     }
 }
 
@@ -140,6 +253,9 @@ fn time_calls(client: &mut Client, row: &Row, from: usize, count: usize) -> Vec<
 
 fn main() {
     let (mut n, mut rounds) = (2000, 5);
+    if let Some(mode) = std::env::args().skip_while(|a| a != "--relay").nth(1) {
+        return relay(&mode);
+    }
     let mut json_out = None;
     let mut bins: Vec<(String, String)> = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -166,10 +282,19 @@ fn main() {
     // Target 0 is the floor (bash reading commands on a pipe, each followed by a sentinel); then
     // one server per build.
     let mut clients = vec![Client::start("bash", &["--noprofile", "--norc"], state.path())];
+    let me = std::env::current_exe().expect("this bench's path");
+    let me = me.to_str().expect("a UTF-8 path");
+    for (_, mode) in RELAYS {
+        clients.push(Client::start(me, &["--relay", mode], state.path()));
+    }
     for (_, path) in &bins {
         clients.push(Client::start(path, &RPC_ARGS, state.path()));
     }
-    let rows_of = |target: usize| if target == 0 { &FLOOR_ROWS[..] } else { &RPC_ROWS[..] };
+    let rows_of = |target: usize| match target {
+        0 => &FLOOR_ROWS[..],
+        t if t <= RELAYS.len() => &RPC_ROWS[..RELAY_ROWS],
+        _ => &RPC_ROWS[..],
+    };
     let mut samples: Vec<Vec<Samples>> =
         (0..clients.len()).map(|t| rows_of(t).iter().map(|_| Samples::default()).collect()).collect();
 
@@ -185,8 +310,14 @@ fn main() {
             let target = (round + k) % targets;
             for (r, row) in rows_of(target).iter().enumerate() {
                 let from = (round + 1) * per_round * 10;
+                let pid = clients[target].child.id();
+                let before = cpu_ns(pid);
                 let timed = time_calls(&mut clients[target], row, from, per_round);
-                samples[target][r].add_round(timed);
+                let after = cpu_ns(pid);
+                let s = &mut samples[target][r];
+                s.cpu.0 += after.0.saturating_sub(before.0);
+                s.cpu.1 += after.1.saturating_sub(before.1);
+                s.add_round(timed);
             }
         }
     }
@@ -197,7 +328,8 @@ fn main() {
         for (r, s) in rows.iter_mut().enumerate() {
             let name = match target {
                 0 => rows_of(0)[r].name.to_owned(),
-                t => format!("{}: {}", bins[t - 1].0, rows_of(t)[r].name),
+                t if t <= RELAYS.len() => format!("{}, {}", RELAYS[t - 1].0, rows_of(t)[r].name),
+                t => format!("{}: {}", bins[t - 1 - RELAYS.len()].0, rows_of(t)[r].name),
             };
             report.push(s.report(&name));
         }
