@@ -19,12 +19,14 @@ pub(crate) struct OutputReader {
     stdout: bool,
     /// Set once the fd is non-blocking, so that later drains skip the two `fcntl`s.
     nonblocking: bool,
+    /// Set once the pipe was given a large buffer, at the first read that found output in bulk.
+    grown: bool,
 }
 
 impl OutputReader {
     /// The merged output (or stderr alone, when stdout is split off).
     pub(crate) fn new(fd: OwnedFd) -> Self {
-        Self { fd: Some(fd), buf: Vec::new(), stdout: false, nonblocking: false }
+        Self { fd: Some(fd), buf: Vec::new(), stdout: false, nonblocking: false, grown: false }
     }
 
     /// The stdout pipe of a split execution.
@@ -91,6 +93,10 @@ impl OutputReader {
                 Err(e) => return Err(e.into()),
             }
         };
+        if n >= pipe::BULK_READ && !self.grown {
+            pipe::grow(fd.as_fd());
+            self.grown = true;
+        }
         let flow = match n {
             0 => Flow::Stop,
             _ if self.stdout => consumer.consume_stdout(&self.buf[..n]),
@@ -100,5 +106,48 @@ impl OutputReader {
             self.close();
         }
         Ok(Some(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    fn capacity(fd: BorrowedFd<'_>) -> libc::c_int {
+        // SAFETY: F_GETPIPE_SZ takes no argument and only reads the descriptor's pipe.
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) }
+    }
+
+    #[test]
+    fn a_pipe_grows_once_output_comes_in_bulk_and_every_byte_arrives_in_order() {
+        let (read, write) = pipe::output_pipe().unwrap();
+        let mut reader = OutputReader::new(read);
+        let (mut got, mut write) = (Vec::new(), std::fs::File::from(write));
+        let mut keep = |chunk: &[u8]| {
+            got.extend_from_slice(chunk);
+            Flow::Continue
+        };
+        let default = capacity(reader.fd().unwrap());
+        // A few bytes: the pipe keeps the kernel's default buffer.
+        std::io::Write::write_all(&mut write, b"small\n").unwrap();
+        reader.read_once(&mut keep).unwrap();
+        assert_eq!(capacity(reader.fd().unwrap()), default);
+        // A bulk read: the pipe gets the large buffer (or the most the system allows).
+        let bulk: Vec<u8> = (0..pipe::BULK_READ + 100).map(|i| (i % 251) as u8).collect();
+        std::io::Write::write_all(&mut write, &bulk).unwrap();
+        reader.read_once(&mut keep).unwrap();
+        let limit: libc::c_int = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(default);
+        assert_eq!(capacity(reader.fd().unwrap()), limit.clamp(default, 1 << 20));
+        drop(write);
+        while reader.fd().is_some() {
+            reader.read_once(&mut keep).unwrap();
+        }
+        let mut want = b"small\n".to_vec();
+        want.extend_from_slice(&bulk);
+        assert_eq!(got, want);
     }
 }

@@ -14,12 +14,20 @@ pub(crate) const CHUNK: usize = 64 * 1024;
 /// A bigger pipe lets a fast producer run ahead while the consumer works on the previous chunk.
 const PIPE_CAPACITY: libc::c_int = 1 << 20;
 
-/// A close-on-exec pipe `(read, write)` with a 1 MiB buffer when the system allows it
-/// (`/proc/sys/fs/pipe-max-size` may be lower for unprivileged users; the default 64 KiB still works).
+/// A single read this large means output comes in bulk: time to [`grow`] the pipe.
+pub(crate) const BULK_READ: usize = 16 * 1024;
+
+/// A close-on-exec pipe `(read, write)` with the kernel's default buffer (64 KiB): most commands
+/// write less than that, and a larger buffer costs a 10 KiB allocation per pipe. The reader grows it
+/// once output comes in bulk ([`grow`]).
 pub(crate) fn output_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-    let _ = fcntl(&write, FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY));
-    Ok((read, write))
+    Ok(nix::unistd::pipe2(OFlag::O_CLOEXEC)?)
+}
+
+/// Gives the pipe of `fd` (either end) a 1 MiB buffer when the system allows it
+/// (`/proc/sys/fs/pipe-max-size` may be lower for unprivileged users; the default 64 KiB still works).
+pub(crate) fn grow(fd: BorrowedFd<'_>) {
+    let _ = fcntl(fd, FcntlArg::F_SETPIPE_SZ(PIPE_CAPACITY));
 }
 
 /// Bytes waiting in the pipe (`FIONREAD`).
