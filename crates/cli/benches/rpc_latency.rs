@@ -196,7 +196,7 @@ fn relay(mode: &str) {
                 assert!(n > 0, "the shell ended");
                 got.extend_from_slice(&buf[..n]);
             }
-            let at = memchr_last(&got, b"\n__END_");
+            let at = rfind(&got, b"\n__END_");
             output.extend_from_slice(&got[..at]);
             got[at + 7..got.len() - 3].to_vec()
         };
@@ -210,7 +210,7 @@ fn relay(mode: &str) {
     let _ = shell.wait();
 }
 
-fn memchr_last(haystack: &[u8], needle: &[u8]) -> usize {
+fn rfind(haystack: &[u8], needle: &[u8]) -> usize {
     haystack.windows(needle.len()).rposition(|w| w == needle).expect("sentinel")
 }
 
