@@ -126,7 +126,7 @@ fn script_just_below_the_file_threshold_runs_inline() {
 
 #[test]
 fn missing_shell_is_a_spawn_error_naming_the_shell() {
-    let req = ExecRequest::new("/bin/bashx", "true", std::env::temp_dir(), NO_TIMEOUT);
+    let req = ExecRequest::new("/bin/bashx", "true", work_dir(), NO_TIMEOUT);
     let error =
         OneShotExecutor.execute(&req, &mut |_: &[u8]| Flow::Continue, &CancelToken::new().unwrap()).unwrap_err();
     assert!(matches!(error, ExecError::Spawn { .. }), "{error:?}");

@@ -113,7 +113,7 @@ fn run_bash(setup: Setup, script: &str, after: &Path, stage: Option<Stage>) -> E
         .arg("-c")
         .arg(&script)
         .env("AFTER", after)
-        .current_dir(std::env::temp_dir())
+        .current_dir(work_dir())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

@@ -64,7 +64,7 @@ fn run_in(
 ) -> ToolResult {
     let params = BashParams { command: command.into(), timeout: Some(timeout), ..Default::default() };
     let ctx = CallContext {
-        session_cwd: std::env::temp_dir(),
+        session_cwd: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
         artifacts: runtime.artifacts(&bashrt_core::SessionName::parse("pty").unwrap()),
         tool_names: vec![],
         cancel,
@@ -217,7 +217,7 @@ fn the_pty_path_needs_the_setting_and_no_pi_no_pty() {
     let mut ui = Console::new(|_, _| {});
     let params = BashParams { command: "tty; echo piped".into(), ..Default::default() };
     let ctx = CallContext {
-        session_cwd: std::env::temp_dir(),
+        session_cwd: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
         artifacts: None,
         tool_names: vec![],
         cancel: CancelToken::new().unwrap(),

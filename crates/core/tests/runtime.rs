@@ -7,7 +7,7 @@ mod support;
 use std::sync::Arc;
 
 use bashrt_core::{BashOptions, BashResult, Runtime, SessionName, Settings};
-use support::is_alive;
+use support::{is_alive, work_dir};
 
 fn runtime(state: &std::path::Path) -> Arc<Runtime> {
     Runtime::builder(Settings { snapshot: false, ..Settings::default() }).state_dir(state).build()
@@ -67,7 +67,7 @@ fn a_runtime_without_state_runs_tool_calls_and_refuses_sessions() {
     let runtime = Runtime::builder(Settings { snapshot: false, ..Settings::default() }).no_state_dir().build();
     assert!(runtime.state_dir().is_none());
     let name = SessionName::parse("s").unwrap();
-    assert!(runtime.session(&name, std::env::temp_dir()).is_err());
+    assert!(runtime.session(&name, work_dir()).is_err());
     assert!(runtime.artifacts(&name).is_none());
 }
 

@@ -117,7 +117,7 @@ fn survive(hostile: &str) -> [(Execution, String); 3] {
     req.script = "echo \"[${v-}]\"; \\builtin pwd".into();
     let third = run_on(&pool, &req);
     assert_eq!(third.0.outcome, OK, "after {hostile:?}: {third:?}");
-    let cwd = std::env::temp_dir().display().to_string();
+    let cwd = work_dir().display().to_string();
     let lines: Vec<&str> = third.1.lines().filter(|l| *l == "[1]" || *l == cwd).collect();
     assert_eq!(lines, ["[1]", cwd.as_str()], "after {hostile:?}: {third:?}");
     assert_eq!(third.0.shell, ShellEvent::Reused, "after {hostile:?}");

@@ -20,7 +20,7 @@ fn bash_c(script: &str) -> String {
     let out = Command::new("bash")
         .arg("-c")
         .arg(script)
-        .current_dir(std::env::temp_dir())
+        .current_dir(work_dir())
         .stderr(std::process::Stdio::piped())
         .output()
         .unwrap();

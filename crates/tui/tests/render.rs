@@ -44,8 +44,13 @@ impl Fixture {
         let mut ui = Watch { entry: &entry, cancel: cancel.clone(), cancel_on };
         let params =
             BashParams { command: command.into(), timeout, cwd: cwd.map(str::to_string), ..Default::default() };
-        let ctx =
-            CallContext { session_cwd: std::env::temp_dir(), artifacts, tool_names: vec![], cancel, on_update: None };
+        let ctx = CallContext {
+            session_cwd: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+            artifacts,
+            tool_names: vec![],
+            cancel,
+            on_update: None,
+        };
         let mut result = self.runtime.tool().execute_with_ui(&params, ctx, &mut ui);
         result.details.duration_ms = 1234;
         entry.state = State::Tool(Box::new(result));
@@ -54,7 +59,8 @@ impl Fixture {
 
     /// A session command run as the UI runs it.
     fn bang(&self, command: &str, timeout: Option<f64>, cancel_on: Option<&str>) -> Entry {
-        let session = self.runtime.session(&Self::name(), std::env::temp_dir()).unwrap();
+        let session =
+            self.runtime.session(&Self::name(), std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))).unwrap();
         self.bang_in(&session, command, timeout, cancel_on)
     }
 
@@ -296,7 +302,7 @@ fn bang_clamps_long_lines_and_warns_of_truncation() {
 #[test]
 fn bang_cancelled_exit_code_timed_out_and_error_are_distinct() {
     let f = Fixture::new();
-    let session = f.runtime.session(&Fixture::name(), std::env::temp_dir()).unwrap();
+    let session = f.runtime.session(&Fixture::name(), std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))).unwrap();
     let cancelled = f.bang_in(&session, "echo started; sleep 30", None, Some("started"));
     assert_eq!(screen(&cancelled), ["! echo started; sleep 30", "  started", "  ⊘ (cancelled) · 1.23s"]);
     let exit = f.bang_in(&session, "exit 4", None, None);

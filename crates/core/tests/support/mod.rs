@@ -13,8 +13,16 @@ pub const BASH: &str = "/bin/bash";
 /// Long enough never to fire in a test that expects the command to end by itself.
 pub const NO_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Where the commands of these tests run: a directory in the build's own scratch space (which only
+/// the user who builds owns), never the shared temp dir.
+pub fn work_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("work");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub fn request(script: &str, timeout: Duration) -> ExecRequest {
-    ExecRequest::new(BASH, script, std::env::temp_dir(), timeout)
+    ExecRequest::new(BASH, script, work_dir(), timeout)
 }
 
 /// Runs `script` to the end, collecting all output.
@@ -55,7 +63,7 @@ pub fn run_watching(
 
 /// A request for the long-lived shells: `session` keys the shell (`None`: the tool calls' shell).
 pub fn shell_request(session: Option<&str>, script: &str) -> ExecRequest {
-    let mut req = ExecRequest::new(BASH, script, std::env::temp_dir(), NO_TIMEOUT);
+    let mut req = ExecRequest::new(BASH, script, work_dir(), NO_TIMEOUT);
     req.session = session.map(str::to_string);
     req
 }
