@@ -174,31 +174,37 @@ fn relay(mode: &str) {
         script.clear();
         got.clear();
         let mut output = Vec::new();
-        let status = if isolated {
-            let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe");
-            let quoted = command.replace('\'', "'\\''");
-            let out = format!("{fd_dir}/{}", std::os::fd::AsRawFd::as_raw_fd(&write));
-            writeln!(script, "eval '{quoted}' </dev/null >{out} 2>&1; printf '%s %s\\0' \"$?\" \"$PWD\"").ok();
-            to_shell.write_all(&script).expect("write");
-            while !got.ends_with(b"\0") {
-                let n = from_shell.read(&mut buf).expect("read");
-                assert!(n > 0, "the shell ended");
-                got.extend_from_slice(&buf[..n]);
+        // `isolated`: the command's own output pipe, which the shell opens by path.
+        let pipe = isolated.then(|| nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe"));
+        let end: &[u8] = match &pipe {
+            Some((_, write)) => {
+                let quoted = command.replace('\'', "'\\''");
+                let out = format!("{fd_dir}/{}", std::os::fd::AsRawFd::as_raw_fd(write));
+                writeln!(script, "eval '{quoted}' </dev/null >{out} 2>&1; printf '%s %s\\0' \"$?\" \"$PWD\"").ok();
+                b"\0"
             }
-            drop(write);
-            std::fs::File::from(read).read_to_end(&mut output).expect("output");
-            got.split(|&b| b == b' ').next().unwrap_or_default().to_vec()
-        } else {
-            writeln!(script, "{command}\nprintf '\\n__END_%s__\\n' $?").ok();
-            to_shell.write_all(&script).expect("write");
-            while !got.ends_with(b"__\n") {
-                let n = from_shell.read(&mut buf).expect("read");
-                assert!(n > 0, "the shell ended");
-                got.extend_from_slice(&buf[..n]);
+            None => {
+                writeln!(script, "{command}\nprintf '\\n__END_%s__\\n' $?").ok();
+                b"__\n"
             }
-            let at = rfind(&got, b"\n__END_");
-            output.extend_from_slice(&got[..at]);
-            got[at + 7..got.len() - 3].to_vec()
+        };
+        to_shell.write_all(&script).expect("write");
+        while !got.ends_with(end) {
+            let n = from_shell.read(&mut buf).expect("read");
+            assert!(n > 0, "the shell ended");
+            got.extend_from_slice(&buf[..n]);
+        }
+        let status = match pipe {
+            Some((read, write)) => {
+                drop(write);
+                std::fs::File::from(read).read_to_end(&mut output).expect("output");
+                got.split(|&b| b == b' ').next().unwrap_or_default().to_vec()
+            }
+            None => {
+                let at = rfind(&got, b"\n__END_");
+                output.extend_from_slice(&got[..at]);
+                got[at + 7..got.len() - 3].to_vec()
+            }
         };
         let code: i64 = std::str::from_utf8(&status).ok().and_then(|s| s.parse().ok()).expect("status");
         let response = serde_json::json!({"id": request["id"], "type": "response", "command": "bash",
