@@ -1,9 +1,10 @@
 //! One session's `bash` commands run one at a time, in the order they arrived — so `cd x` then `ls`,
 //! sent without waiting, behave as typed. Commands of different sessions do not wait for each other.
 //!
-//! Promises: a place is taken on the input thread, which dispatches requests (arrival order), waited for on the command's
-//! thread, and given back when its [`Place`] is dropped (also on a panic); a command aborted while it
-//! waits stops waiting at once (after [`SessionQueue::wake`]) and leaves the queue.
+//! Promises: a place is taken on the input thread, which dispatches requests (arrival order), waited
+//! for on the command's thread, and given back when its [`Place`] is dropped (also on a panic); a
+//! command aborted while it waits stops waiting at once (after [`SessionQueue::wake`]) and leaves the
+//! queue.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};

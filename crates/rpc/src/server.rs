@@ -1,8 +1,8 @@
 //! The server: reads requests on its own thread and dispatches them there (quick commands answer at
 //! once; a hop to another thread before a command starts would cost a wakeup and a context switch per
-//! request), runs every command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker thread of its own (from a
-//! pool that grows on demand, [`crate::workers`]: a thread spawn per request was a large part of a quick
-//! command's cost), and shuts down cleanly.
+//! request), runs every command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker
+//! thread of its own (from a pool that grows on demand, [`crate::workers`]: a thread spawn per request
+//! was a large part of a quick command's cost), and shuts down cleanly.
 //!
 //! Promises: input is read while commands run, so `abort_bash` and `abort` reach a running command; one
 //! session's `bash` commands run one at a time in arrival order ([`crate::queue`]), everything else runs

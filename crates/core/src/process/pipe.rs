@@ -1,4 +1,4 @@
-//! Pipes as the kernel offers them: an output pipe with a large buffer, how many bytes wait in one,
+//! Pipes as the kernel offers them: an output pipe, a larger buffer for bulk, how many bytes wait in one,
 //! and whether anyone still holds its write end. No reading policy here (see the executor's reader).
 
 use std::io;
