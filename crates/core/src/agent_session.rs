@@ -341,7 +341,7 @@ impl AgentSession {
             Ok(())
         };
         let error = write().err()?;
-        let text = format!("cannot append to the session log {}: {error}", self.log_path().display());
+        let text = format!("cannot append to the session log {}: {error}", path.display());
         tracing::warn!("{text}");
         Some(text)
     }
