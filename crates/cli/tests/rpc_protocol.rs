@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{alive, Env};
+use common::{alive, fifo, release, Env};
 use serde_json::{json, Value};
 
 fn error_of(response: &Value) -> &str {
@@ -199,5 +199,30 @@ fn get_state_and_list_sessions_describe_the_server() {
     let mut want = vec![env.session_name(), "extra".to_string()];
     want.sort();
     assert_eq!(names, want);
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn requests_are_read_while_commands_run_one_after_another() {
+    // A quick command runs on the thread that read it while a second thread reads on; the two swap
+    // roles when a command outlasts the hand-over. Requests must be served during every command, the
+    // second and third included (each started with nothing else buffered, as a client waiting for
+    // each answer sends them).
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    for round in 0..3 {
+        let gate = fifo(env.root.path(), &format!("gate{round}"));
+        let id = format!("b{round}");
+        let command = format!("echo started; read line < {}; echo got $line", gate.display());
+        rpc.send(json!({"id": id, "type": "bash", "command": command}));
+        rpc.wait_for("the command's start", |v| v["type"] == "bash_update" && v["id"] == id.as_str());
+        rpc.send(json!({"id": format!("s{round}"), "type": "get_state"}));
+        let state = rpc.response(&format!("s{round}"))["data"].clone();
+        assert_eq!(state["runningBash"], 1, "round {round}: {state}");
+        rpc.send(json!({"id": format!("q{round}"), "type": "bash", "command": "echo other", "sessionId": "other"}));
+        assert_eq!(rpc.response(&format!("q{round}"))["data"]["output"], "other\n", "round {round}");
+        release(&gate);
+        assert_eq!(rpc.response(&id)["data"]["output"], "started\ngot go\n", "round {round}");
+    }
     assert_eq!(rpc.finish(), 0);
 }

@@ -7,12 +7,14 @@
 //! aborted and answered, and every process the server started is killed, before [`Server::serve`]
 //! returns.
 //!
-//! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands,
+//! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands (quick
+//! ones on the reading thread while `baton` lets a second thread read on),
 //! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `output`
 //! writes every line, `workers` runs commands on reused threads; artifacts are read and every process
 //! left behind is stopped by the runtime of `bashrt-core`.
 
 // Public only for the fuzz targets and the invariant tests: the decoder is not an API.
+mod baton;
 #[doc(hidden)]
 pub mod lines;
 mod live;
@@ -24,6 +26,7 @@ mod server;
 mod workers;
 
 pub use bashrt_core::artifact::MAX_READ_BYTES;
+pub use baton::TAKE_OVER_AFTER;
 pub use lines::MAX_LINE_BYTES;
 pub use live::{LIVE_INTERVAL, LIVE_MAX_BYTES};
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle, MAX_RUNNING, MAX_SESSIONS};

@@ -33,6 +33,11 @@ impl<R: Read> LineReader<R> {
         Self { inner: BufReader::with_capacity(READ_CHUNK, inner), max }
     }
 
+    /// Whether every byte read from the input so far has been framed: no request waits in the buffer.
+    pub fn is_drained(&self) -> bool {
+        self.inner.buffer().is_empty()
+    }
+
     /// The next frame; `Ok(None)` at the end of the input.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame>> {
         let mut line = Vec::new();

@@ -29,6 +29,7 @@ use bashrt_core::{CancelToken, Runtime};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::baton::Baton;
 use crate::lines::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::live::LiveStream;
 use crate::output::{Output, TOOL_NAME};
@@ -37,7 +38,7 @@ use crate::request::{
     self, AbortRequest, BashRequest, HistoryRequest, ReadArtifactRequest, Request, SessionOnly, ToolCallRequest,
     HISTORY_PAGE_MAX,
 };
-use crate::workers::Workers;
+use crate::workers::{Here, Workers};
 
 /// The most commands running at once, all sessions together.
 pub const MAX_RUNNING: usize = 64;
@@ -156,16 +157,22 @@ impl Server {
         let Server { config, sender, events } = self;
         warm_snapshot(&config.runtime);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
-        let input_shared = shared.clone();
+        let baton = standby_reader(&shared, &sender);
+        let (input_shared, input_baton) = (shared.clone(), baton.clone());
+        let reader = LineReader::new(input, MAX_LINE_BYTES);
         std::thread::Builder::new()
             .name("rpc-input".into())
-            .spawn(move || read_input(input, &input_shared, sender))
+            .spawn(move || read_input(reader, &input_shared, &sender, input_baton.as_deref()))
             .map_err(ServeError::Thread)?;
         let ending = match events.recv() {
             Ok(Event::End(None)) | Err(_) => Ok(Ending::InputClosed),
             Ok(Event::End(Some(e))) => Err(ServeError::Input(e)),
             Ok(Event::Shutdown) => Ok(Ending::Shutdown),
         };
+        // The parked reading thread leaves (the other one may stay blocked in its read, as before).
+        if let Some(baton) = &baton {
+            baton.close();
+        }
         // Waits for a request being dispatched; none is dispatched after this.
         *lock(&shared.accepting) = false;
         shared.abort_all();
@@ -179,27 +186,81 @@ impl Server {
     }
 }
 
-/// Reads and dispatches request lines, in order, until the input ends or the server shuts down.
-fn read_input(input: impl Read, shared: &Arc<Shared>, sender: SyncSender<Event>) {
-    let mut reader = LineReader::new(input, MAX_LINE_BYTES);
+/// The second reading thread, parked until the first lends it the reader ([`crate::baton`]); `None`
+/// when it cannot be started, and then every command runs on a worker.
+fn standby_reader<R: Read + Send + 'static>(shared: &Arc<Shared>, sender: &SyncSender<Event>) -> Option<Arc<Baton<R>>> {
+    let baton = match Baton::new() {
+        Ok(baton) => Arc::new(baton),
+        Err(e) => {
+            tracing::warn!("every command runs on a worker thread: cannot make a timer: {e}");
+            return None;
+        }
+    };
+    let (shared, sender, standby) = (shared.clone(), sender.clone(), baton.clone());
+    let spawned = std::thread::Builder::new().name("rpc-input".into()).spawn(move || {
+        if let Some(reader) = standby.take() {
+            read_input(reader, &shared, &sender, Some(&standby));
+        }
+    });
+    match spawned {
+        Ok(_) => Some(baton),
+        Err(e) => {
+            tracing::warn!("every command runs on a worker thread: cannot start a second reading thread: {e}");
+            None
+        }
+    }
+}
+
+/// Reads and dispatches request lines, in order, until the input ends or the server shuts down. A
+/// `bash` or `tool_call` read when nothing else is buffered runs on this thread, while the other
+/// reading thread stands by to read on ([`crate::baton`]); this thread then parks as the standby if
+/// the other one took over.
+fn read_input<R: Read>(
+    mut reader: LineReader<R>,
+    shared: &Arc<Shared>,
+    sender: &SyncSender<Event>,
+    baton: Option<&Baton<R>>,
+) {
+    let end = |event: Event| {
+        if let Some(baton) = baton {
+            baton.close();
+        }
+        // A server that shut down already is not waiting for this.
+        let _ = sender.send(event);
+    };
     loop {
         let frame = match reader.next_frame() {
             Ok(Some(frame)) => frame,
-            Ok(None) => break,
-            Err(e) => {
-                let _ = sender.send(Event::End(Some(e)));
-                return;
-            }
+            Ok(None) => return end(Event::End(None)),
+            Err(e) => return end(Event::End(Some(e))),
         };
         let accepting = lock(&shared.accepting);
         if !*accepting {
             // Shutting down: a line read meanwhile gets no answer (as one not read at all).
+            if let Some(baton) = baton {
+                baton.close();
+            }
             return;
         }
-        dispatch(shared, frame);
+        let lend = baton.filter(|b| reader.is_drained() && b.can_lend());
+        let mut here = Inline { allowed: lend.is_some(), job: None };
+        dispatch(shared, frame, &mut here);
+        // Released before the command runs: a shutdown waits for dispatching, not for commands.
+        drop(accepting);
+        let (Some(baton), Some(job)) = (lend, here.job) else { continue };
+        baton.lend(reader);
+        job.run();
+        reader = match baton.reclaim().or_else(|| baton.take()) {
+            Some(reader) => reader,
+            None => return,
+        };
     }
-    // A server that shut down already is not waiting for this.
-    let _ = sender.send(Event::End(None));
+}
+
+/// Where [`dispatch`] leaves a command for the reading thread to run itself.
+struct Inline {
+    allowed: bool,
+    job: Option<Here>,
 }
 
 /// What a running command is, for aborts and `get_state`.
@@ -363,10 +424,20 @@ impl Shared {
     fn spawn(&self, name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), CommandError> {
         self.workers.submit(name, f).map_err(CommandError::Thread)
     }
+
+    /// Leaves a command to the reading thread when it may run one, else runs it on a worker thread.
+    fn start(&self, name: &str, f: impl FnOnce() + Send + 'static, here: &mut Inline) -> Result<(), CommandError> {
+        if here.allowed && here.job.is_none() {
+            here.job = Some(self.workers.here(f));
+            return Ok(());
+        }
+        self.spawn(name, f)
+    }
 }
 
-/// Handles one input line. Quick commands answer here; others answer from their worker thread.
-fn dispatch(shared: &Arc<Shared>, frame: Frame) {
+/// Handles one input line. Quick commands answer here; others answer from their worker thread, or
+/// from this one once [`read_input`] runs the command it left in `here`.
+fn dispatch(shared: &Arc<Shared>, frame: Frame, here: &mut Inline) {
     if matches!(&frame, Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace)) {
         return;
     }
@@ -380,8 +451,8 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame) {
     let id = envelope.id;
     let command = envelope.request.command();
     let started = match envelope.request {
-        Request::Bash(req) => start_bash(shared, id.clone(), req),
-        Request::ToolCall(req) => start_tool_call(shared, id.clone(), req),
+        Request::Bash(req) => start_bash(shared, id.clone(), req, here),
+        Request::ToolCall(req) => start_tool_call(shared, id.clone(), req, here),
         Request::ReadArtifact(req) => start_read_artifact(shared, id.clone(), req),
         Request::AbortBash(req) => abort_bash(shared, id.as_ref(), &req),
         Request::Abort(req) => abort(shared, id.as_ref(), &req),
@@ -398,7 +469,12 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame) {
 }
 
 /// `bash`: session-level execution; live `bash_update` events, then the response with the result.
-fn start_bash(shared: &Arc<Shared>, id: Option<Value>, req: BashRequest) -> Result<(), CommandError> {
+fn start_bash(
+    shared: &Arc<Shared>,
+    id: Option<Value>,
+    req: BashRequest,
+    here: &mut Inline,
+) -> Result<(), CommandError> {
     let SessionEntry { session, queue, .. } = shared.agent_session(req.session_id.as_deref())?;
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Bash { session: session.id().to_string() }, Some(cancel.clone()))?;
@@ -407,7 +483,7 @@ fn start_bash(shared: &Arc<Shared>, id: Option<Value>, req: BashRequest) -> Resu
         let shared = shared.clone();
         move || run_bash(&shared, slot, place, id, &session, &req, cancel)
     };
-    shared.spawn("rpc-bash", job)
+    shared.start("rpc-bash", job, here)
 }
 
 fn run_bash(
@@ -489,7 +565,12 @@ fn start_pump(
 }
 
 /// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`.
-fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest) -> Result<(), CommandError> {
+fn start_tool_call(
+    shared: &Arc<Shared>,
+    id: Option<Value>,
+    req: ToolCallRequest,
+    here: &mut Inline,
+) -> Result<(), CommandError> {
     if req.name != TOOL_NAME {
         return Err(CommandError::UnknownTool(req.name));
     }
@@ -526,7 +607,7 @@ fn start_tool_call(shared: &Arc<Shared>, id: Option<Value>, req: ToolCallRequest
     };
     // The call was accepted already, so a failure to start ends it as a refused call (the dropped job
     // freed its id).
-    if let Err(e) = shared.spawn("rpc-tool-call", job) {
+    if let Err(e) = shared.start("rpc-tool-call", job, here) {
         shared.output.tool_end(&tool_call_id, &refused(e.to_string(), Details::default()));
     }
     Ok(())

@@ -8,9 +8,13 @@
 //! bounded by the jobs running at once (the server's `MAX_RUNNING` commands, plus their live-output
 //! pumps), and idle workers park on a condition variable until the next job or [`Workers::join`].
 //!
+//! A job may also run on a thread of the caller's ([`Workers::here`]: the reading thread runs quick
+//! commands itself); it is counted all the same, so that [`Workers::join`] waits for it.
+//!
 //! Promises: every submitted job runs exactly once, or [`Workers::submit`] returns the spawn error and
-//! the job is dropped unrun; a panicking job is logged and its worker keeps serving; [`Workers::join`]
-//! returns after every submitted job has finished and every worker has exited.
+//! the job is dropped unrun; a panicking job is logged and its thread keeps serving; [`Workers::join`]
+//! returns after every submitted job and every job taken with [`Workers::here`] has finished and every
+//! worker has exited.
 
 use std::collections::VecDeque;
 use std::io;
@@ -27,6 +31,8 @@ struct State {
     idle: usize,
     closed: bool,
     threads: Vec<JoinHandle<()>>,
+    /// Jobs taken with [`Workers::here`] and not finished yet.
+    here: usize,
 }
 
 #[derive(Default)]
@@ -59,9 +65,7 @@ impl Inner {
     fn work(&self, first: Job) {
         let mut job = Some(first);
         while let Some(run) = job.take().or_else(|| self.next_job()) {
-            if catch_unwind(AssertUnwindSafe(run)).is_err() {
-                tracing::error!("a command thread panicked");
-            }
+            run_caught(run);
         }
     }
 }
@@ -97,11 +101,23 @@ impl Workers {
     /// Lets every queued and running job finish, then stops the workers and waits for them.
     /// Jobs may still submit jobs meanwhile (a `bash` command starts its live-output pump): their threads
     /// are waited for too.
+    /// Takes `job` to be run on the caller's thread ([`Here::run`]); [`Self::join`] waits for it. Take
+    /// it before whatever makes [`Self::join`] run (the server takes it while it accepts requests).
+    pub fn here(&self, job: impl FnOnce() + Send + 'static) -> Here {
+        self.inner.lock().here += 1;
+        Here { inner: self.inner.clone(), job: Some(Box::new(job)) }
+    }
+
     pub fn join(&self) {
         self.inner.lock().closed = true;
         self.inner.wake.notify_all();
         loop {
-            let threads = std::mem::take(&mut self.inner.lock().threads);
+            let mut state = self.inner.lock();
+            while state.here > 0 {
+                state = self.inner.wake.wait(state).unwrap_or_else(PoisonError::into_inner);
+            }
+            let threads = std::mem::take(&mut state.threads);
+            drop(state);
             if threads.is_empty() {
                 return;
             }
@@ -110,6 +126,39 @@ impl Workers {
                     tracing::error!("a worker thread panicked");
                 }
             }
+        }
+    }
+}
+
+fn run_caught(job: Job) {
+    if catch_unwind(AssertUnwindSafe(job)).is_err() {
+        tracing::error!("a command thread panicked");
+    }
+}
+
+/// A job to run on the caller's thread, counted until it has run (or is dropped unrun).
+pub struct Here {
+    inner: Arc<Inner>,
+    job: Option<Job>,
+}
+
+impl Here {
+    pub fn run(mut self) {
+        if let Some(job) = self.job.take() {
+            run_caught(job);
+        }
+    }
+}
+
+impl Drop for Here {
+    fn drop(&mut self) {
+        let mut state = self.inner.lock();
+        state.here -= 1;
+        // Only `join` waits for this: idle workers are not woken for nothing on every quick command.
+        let joining = state.closed;
+        drop(state);
+        if joining {
+            self.inner.wake.notify_all();
         }
     }
 }
@@ -170,6 +219,33 @@ mod tests {
         }
         workers.join();
         assert_eq!(count.load(Ordering::SeqCst), 8);
+    }
+
+    #[test]
+    fn join_waits_for_a_job_run_here() {
+        let workers = Arc::new(Workers::new());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let here = {
+            let ran = ran.clone();
+            workers.here(move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            })
+        };
+        let (go, wait) = channel::<()>();
+        let runner = std::thread::spawn(move || {
+            wait.recv().unwrap();
+            here.run();
+        });
+        let joiner = {
+            let (workers, ran) = (workers.clone(), ran.clone());
+            std::thread::spawn(move || {
+                workers.join();
+                ran.load(Ordering::SeqCst)
+            })
+        };
+        go.send(()).unwrap();
+        assert_eq!(joiner.join().unwrap(), 1, "join returned before the job ran");
+        runner.join().unwrap();
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! The reading role, passed between two threads so that the thread that read a quick command can run
+//! it itself.
+//!
+//! Handing every command to a worker thread costs a wakeup and a context switch per request, and on a
+//! machine with more than one CPU the worker often wakes on the other one, which is the slowest hop
+//! there is (an inter-processor interrupt, more so in a virtual machine). Yet the input must be read
+//! while commands run, or an `abort_bash` would wait behind the command it is meant to stop. So the
+//! thread that read a command may run it when nothing else is buffered, after lending the reader
+//! here: a second thread, parked on a timer, takes the reader over once the command has run for
+//! [`TAKE_OVER_AFTER`], and reads on. A quick command is over before that and the lender takes its
+//! reader back, having woken nobody; a long one costs one wakeup, off its own path. The second thread
+//! waits on a timer and not on a condition variable because setting a timer wakes nobody; and one
+//! set timer serves every lend until it expires, because setting one is a system call that may
+//! reprogram the CPU's timer (in a virtual machine, an exit to the host: measured, setting and
+//! clearing it per command cost more than the hop it saves). While commands come back to back, the
+//! second thread thus wakes once per [`TAKE_OVER_AFTER`], whatever their number.
+//!
+//! Promises: at most one thread reads at a time; a request that arrives while the reading thread runs
+//! a command is read within [`TAKE_OVER_AFTER`] of the command's start (plus scheduling); a lent
+//! reader is never lost: either the lender takes it back or the other thread reads with it.
+
+use std::io;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+
+use crate::lines::LineReader;
+
+/// How long a command runs on the reading thread before the other thread takes over the reading.
+pub const TAKE_OVER_AFTER: Duration = Duration::from_millis(2);
+
+struct State<R> {
+    /// The reader, while its thread runs a command, and since when.
+    lent: Option<(LineReader<R>, Instant)>,
+    /// A thread runs a command it read itself: the other thread reads, or will, so neither may lend.
+    busy: bool,
+    /// The timer is set: a lend does not need to set it again.
+    armed: bool,
+    /// The input ended or the server shuts down: the parked thread leaves.
+    closed: bool,
+}
+
+pub struct Baton<R> {
+    state: Mutex<State<R>>,
+    timer: TimerFd,
+}
+
+impl<R> Baton<R> {
+    pub fn new() -> io::Result<Self> {
+        let timer = TimerFd::new(ClockId::CLOCK_MONOTONIC, TimerFlags::TFD_CLOEXEC)?;
+        Ok(Self { state: Mutex::new(State { lent: None, busy: false, armed: false, closed: false }), timer })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<R>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the reading thread may run a command itself: only while the other thread is free to
+    /// take over.
+    pub fn can_lend(&self) -> bool {
+        let state = self.lock();
+        !state.busy && !state.closed
+    }
+
+    /// Leaves the reader for the other thread to take in [`TAKE_OVER_AFTER`], while the caller runs a
+    /// command.
+    pub fn lend(&self, reader: LineReader<R>) {
+        let mut state = self.lock();
+        state.busy = true;
+        state.lent = Some((reader, Instant::now()));
+        // The parked thread sets it again for a lend that is not due yet when it expires.
+        let arm = !state.armed;
+        state.armed = true;
+        drop(state);
+        if arm {
+            self.arm(TAKE_OVER_AFTER);
+        }
+    }
+
+    /// The reader back after the command, unless the other thread took it (the caller then parks in
+    /// [`Self::take`]).
+    pub fn reclaim(&self) -> Option<LineReader<R>> {
+        let mut state = self.lock();
+        state.busy = false;
+        state.lent.take().map(|(reader, _)| reader)
+    }
+
+    /// Parks until a lent reader is due, and takes it; `None` once the baton is closed.
+    pub fn take(&self) -> Option<LineReader<R>> {
+        loop {
+            let mut state = self.lock();
+            if state.closed {
+                return None;
+            }
+            match &state.lent {
+                Some((_, since)) if since.elapsed() >= TAKE_OVER_AFTER => {
+                    state.armed = false;
+                    return state.lent.take().map(|(reader, _)| reader);
+                }
+                Some((_, since)) => {
+                    let left = TAKE_OVER_AFTER.saturating_sub(since.elapsed());
+                    drop(state);
+                    self.arm(left);
+                }
+                // Expired with nothing lent (or not set yet): the next lend sets it.
+                None => {
+                    state.armed = false;
+                    drop(state);
+                }
+            }
+            if let Err(error) = self.timer.wait() {
+                // Cannot happen on a valid timer; without one this thread can no longer take over, so
+                // no reader may be lent again.
+                tracing::warn!(%error, "the standby reader's timer failed");
+                let mut state = self.lock();
+                state.closed = true;
+                return state.lent.take().map(|(reader, _)| reader);
+            }
+        }
+    }
+
+    /// No more lending; the parked thread leaves (or takes a reader still lent, and reads on).
+    pub fn close(&self) {
+        self.lock().closed = true;
+        self.arm(Duration::from_nanos(1));
+    }
+
+    fn arm(&self, after: Duration) {
+        let when = Expiration::OneShot(TimeSpec::from_duration(after.max(Duration::from_nanos(1))));
+        if let Err(error) = self.timer.set(when, TimerSetTimeFlags::empty()) {
+            // The parked thread does not wake: the lender's `reclaim` finds the reader still there, and
+            // requests wait for its command meanwhile.
+            tracing::warn!(%error, "cannot arm the standby reader's timer");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::lines::Frame;
+
+    fn reader(text: &'static [u8]) -> LineReader<&'static [u8]> {
+        LineReader::new(text, 1024)
+    }
+
+    #[test]
+    fn a_reader_taken_back_stays_with_its_thread() {
+        let baton = Baton::new().unwrap();
+        assert!(baton.can_lend());
+        baton.lend(reader(b"a\n"));
+        assert!(!baton.can_lend(), "one command at a time runs on a reading thread");
+        let mut back = baton.reclaim().expect("not taken");
+        assert_eq!(back.next_frame().unwrap(), Some(Frame::Line(b"a".to_vec())));
+        assert!(baton.can_lend());
+    }
+
+    #[test]
+    fn the_parked_thread_takes_a_reader_lent_for_longer_and_reads_on() {
+        let baton = Arc::new(Baton::new().unwrap());
+        let standby = {
+            let baton = baton.clone();
+            std::thread::spawn(move || {
+                let mut reader = baton.take()?;
+                Some((reader.next_frame().unwrap(), Instant::now()))
+            })
+        };
+        let lent_at = Instant::now();
+        baton.lend(reader(b"next\n"));
+        let (frame, taken_at) = standby.join().unwrap().expect("taken");
+        assert_eq!(frame, Some(Frame::Line(b"next".to_vec())));
+        assert!(taken_at - lent_at >= TAKE_OVER_AFTER, "taken over before the command had run its time");
+        assert!(baton.reclaim().is_none(), "the lender parks instead");
+        assert!(baton.can_lend(), "the lender's command is over");
+    }
+
+    #[test]
+    fn a_timer_set_for_an_earlier_lend_does_not_cut_a_later_one_short() {
+        let baton = Arc::new(Baton::new().unwrap());
+        baton.lend(reader(b"first\n"));
+        assert!(baton.reclaim().is_some());
+        // The timer set by the first lend is still running; the second lend comes later.
+        let standby = {
+            let baton = baton.clone();
+            std::thread::spawn(move || baton.take().map(|_| Instant::now()))
+        };
+        let lent_at = Instant::now();
+        baton.lend(reader(b"second\n"));
+        let taken_at = standby.join().unwrap().expect("taken");
+        assert!(taken_at - lent_at >= TAKE_OVER_AFTER);
+    }
+
+    #[test]
+    fn closing_releases_the_parked_thread() {
+        let baton = Arc::new(Baton::<&'static [u8]>::new().unwrap());
+        let standby = {
+            let baton = baton.clone();
+            std::thread::spawn(move || baton.take().is_none())
+        };
+        baton.close();
+        assert!(standby.join().unwrap());
+        assert!(!baton.can_lend());
+    }
+}
