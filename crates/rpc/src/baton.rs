@@ -121,7 +121,7 @@ impl<R> Baton<R> {
         }
     }
 
-    /// No more lending; the parked thread leaves (or takes a reader still lent, and reads on).
+    /// No more lending; the parked thread leaves, and a reader still lent goes back to its lender.
     pub fn close(&self) {
         self.lock().closed = true;
         self.arm(Duration::from_nanos(1));
