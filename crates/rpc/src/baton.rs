@@ -74,8 +74,8 @@ impl<R> Baton<R> {
         let arm = !state.armed;
         state.armed = true;
         drop(state);
-        if arm {
-            self.arm(TAKE_OVER_AFTER);
+        if arm && !self.arm(TAKE_OVER_AFTER) {
+            self.give_up();
         }
     }
 
@@ -102,7 +102,10 @@ impl<R> Baton<R> {
                 Some((_, since)) => {
                     let left = TAKE_OVER_AFTER.saturating_sub(since.elapsed());
                     drop(state);
-                    self.arm(left);
+                    if !self.arm(left) {
+                        self.give_up();
+                        return None;
+                    }
                 }
                 // Expired with nothing lent (or not set yet): the next lend sets it.
                 None => {
@@ -111,12 +114,9 @@ impl<R> Baton<R> {
                 }
             }
             if let Err(error) = self.timer.wait() {
-                // Cannot happen on a valid timer; without one this thread can no longer take over, so
-                // no reader may be lent again.
                 tracing::warn!(%error, "the standby reader's timer failed");
-                let mut state = self.lock();
-                state.closed = true;
-                return state.lent.take().map(|(reader, _)| reader);
+                self.give_up();
+                return None;
             }
         }
     }
@@ -127,12 +127,23 @@ impl<R> Baton<R> {
         self.arm(Duration::from_nanos(1));
     }
 
-    fn arm(&self, after: Duration) {
+    /// A timer that cannot be set or waited on (it cannot happen to a valid timerfd) would leave every
+    /// later lend without anyone to take over: stop lending for good, so every command goes to a worker
+    /// as it would without a baton. A reader lent meanwhile goes back to its lender.
+    fn give_up(&self) {
+        tracing::warn!("commands no longer run on the reading thread");
+        self.close();
+    }
+
+    /// Sets the timer; false when it could not be set.
+    fn arm(&self, after: Duration) -> bool {
         let when = Expiration::OneShot(TimeSpec::from_duration(after.max(Duration::from_nanos(1))));
-        if let Err(error) = self.timer.set(when, TimerSetTimeFlags::empty()) {
-            // The parked thread does not wake: the lender's `reclaim` finds the reader still there, and
-            // requests wait for its command meanwhile.
-            tracing::warn!(%error, "cannot arm the standby reader's timer");
+        match self.timer.set(when, TimerSetTimeFlags::empty()) {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::warn!(%error, "cannot set the standby reader's timer");
+                false
+            }
         }
     }
 }
@@ -192,6 +203,16 @@ mod tests {
         baton.lend(reader(b"second\n"));
         let taken_at = standby.join().unwrap().expect("taken");
         assert!(taken_at - lent_at >= TAKE_OVER_AFTER);
+    }
+
+    #[test]
+    fn a_broken_timer_stops_lending_and_the_lent_reader_goes_back() {
+        let baton = Baton::new().unwrap();
+        baton.lend(reader(b"a\n"));
+        baton.give_up();
+        assert!(baton.reclaim().is_some(), "the lender keeps reading");
+        assert!(!baton.can_lend(), "every later command goes to a worker");
+        assert!(baton.take().is_none(), "the parked thread leaves");
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! The server: reads requests on its own thread and dispatches them there (quick commands answer at
 //! once; a hop to another thread before a command starts would cost a wakeup and a context switch per
-//! request), runs every command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker
-//! thread of its own (from a pool that grows on demand, [`crate::workers`]: a thread spawn per request
-//! was a large part of a quick command's cost), and shuts down cleanly.
+//! request), runs a command that takes time (`bash`, `tool_call`, `read_artifact`) on a worker thread of
+//! its own (from a pool that grows on demand, [`crate::workers`]: a thread spawn per request was a large
+//! part of a quick command's cost) — or, for a `bash` or `tool_call` read with nothing else waiting, on
+//! the reading thread itself while a second thread takes the reading over ([`crate::baton`]) — and
+//! shuts down cleanly.
 //!
-//! Promises: input is read while commands run, so `abort_bash` and `abort` reach a running command; one
+//! Promises: input is read while commands run (a request that comes while a command runs on the
+//! reading thread is read within [`crate::TAKE_OVER_AFTER`]), so `abort_bash` and `abort` reach a
+//! running command; one
 //! session's `bash` commands run one at a time in arrival order ([`crate::queue`]), everything else runs
 //! concurrently; at most [`MAX_RUNNING`] commands run or wait at once (more are refused with an error
 //! response); every request line gets exactly one `response` (blank lines are skipped); at the end of
@@ -160,10 +164,15 @@ impl Server {
         let baton = standby_reader(&shared, &sender);
         let (input_shared, input_baton) = (shared.clone(), baton.clone());
         let reader = LineReader::new(input, MAX_LINE_BYTES);
-        std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("rpc-input".into())
-            .spawn(move || read_input(reader, &input_shared, &sender, input_baton.as_deref()))
-            .map_err(ServeError::Thread)?;
+            .spawn(move || read_input(reader, &input_shared, &sender, input_baton.as_deref()));
+        if let Err(e) = spawned {
+            if let Some(baton) = &baton {
+                baton.close();
+            }
+            return Err(ServeError::Thread(e));
+        }
         let ending = match events.recv() {
             Ok(Event::End(None)) | Err(_) => Ok(Ending::InputClosed),
             Ok(Event::End(Some(e))) => Err(ServeError::Input(e)),
@@ -228,6 +237,7 @@ fn read_input<R: Read>(
         // A server that shut down already is not waiting for this.
         let _ = sender.send(event);
     };
+    let _unwinding = PanicEnd { baton, sender };
     loop {
         let frame = match reader.next_frame() {
             Ok(Some(frame)) => frame,
@@ -254,6 +264,26 @@ fn read_input<R: Read>(
             Some(reader) => reader,
             None => return,
         };
+    }
+}
+
+/// Ends the server as a failed input would when the reading thread panics (a bug): the reader is lost
+/// with it, and without this [`Server::serve`] would wait for ever, the parked thread keeping the
+/// channel open.
+struct PanicEnd<'a, R> {
+    baton: Option<&'a Baton<R>>,
+    sender: &'a SyncSender<Event>,
+}
+
+impl<R> Drop for PanicEnd<'_, R> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        if let Some(baton) = self.baton {
+            baton.close();
+        }
+        let _ = self.sender.try_send(Event::End(Some(io::Error::other("the thread reading requests panicked"))));
     }
 }
 

@@ -98,9 +98,6 @@ impl Workers {
         Ok(())
     }
 
-    /// Lets every queued and running job finish, then stops the workers and waits for them.
-    /// Jobs may still submit jobs meanwhile (a `bash` command starts its live-output pump): their threads
-    /// are waited for too.
     /// Takes `job` to be run on the caller's thread ([`Here::run`]); [`Self::join`] waits for it. Take
     /// it before whatever makes [`Self::join`] run (the server takes it while it accepts requests).
     pub fn here(&self, job: impl FnOnce() + Send + 'static) -> Here {
@@ -108,6 +105,9 @@ impl Workers {
         Here { inner: self.inner.clone(), job: Some(Box::new(job)) }
     }
 
+    /// Lets every queued and running job finish (those taken with [`Self::here`] included), then stops
+    /// the workers and waits for them. Jobs may still submit jobs meanwhile (a `bash` command starts its
+    /// live-output pump): their threads are waited for too.
     pub fn join(&self) {
         self.inner.lock().closed = true;
         self.inner.wake.notify_all();
