@@ -8,10 +8,10 @@
 //!
 //! Promises: input is read while commands run (a request that comes while a command runs on the
 //! reading thread is read within [`crate::TAKE_OVER_AFTER`]), so `abort_bash` and `abort` reach a
-//! running command; one
-//! session's `bash` commands run one at a time in arrival order ([`crate::queue`]), everything else runs
-//! concurrently; at most [`MAX_RUNNING`] commands run or wait at once (more are refused with an error
-//! response); every request line gets exactly one `response` (blank lines are skipped); at the end of
+//! running command; one session's `bash` commands run one at a time in arrival order
+//! ([`crate::queue`]), everything else runs concurrently; at most [`MAX_RUNNING`] commands run or wait
+//! at once (more are refused with an error response); every request line gets exactly one `response`
+//! (blank lines are skipped); at the end of
 //! the input (or on [`ShutdownHandle::shutdown`]) every running command is aborted and waited for — each
 //! still sends its response and events — and then every process the server started that is still
 //! alive is killed ([`bashrt_core::reaper`]).
@@ -230,26 +230,17 @@ fn read_input<R: Read>(
     sender: &SyncSender<Event>,
     baton: Option<&Baton<R>>,
 ) {
-    let end = |event: Event| {
-        if let Some(baton) = baton {
-            baton.close();
-        }
-        // A server that shut down already is not waiting for this.
-        let _ = sender.send(event);
-    };
-    let _unwinding = PanicEnd { baton, sender };
+    let _leaving = Leaving { baton, sender };
     loop {
         let frame = match reader.next_frame() {
             Ok(Some(frame)) => frame,
-            Ok(None) => return end(Event::End(None)),
-            Err(e) => return end(Event::End(Some(e))),
+            // A server that shut down already is not waiting for this.
+            Ok(None) => return drop(sender.send(Event::End(None))),
+            Err(e) => return drop(sender.send(Event::End(Some(e)))),
         };
         let accepting = lock(&shared.accepting);
         if !*accepting {
             // Shutting down: a line read meanwhile gets no answer (as one not read at all).
-            if let Some(baton) = baton {
-                baton.close();
-            }
             return;
         }
         let lend = baton.filter(|b| reader.is_drained() && b.can_lend());
@@ -267,23 +258,24 @@ fn read_input<R: Read>(
     }
 }
 
-/// Ends the server as a failed input would when the reading thread panics (a bug): the reader is lost
-/// with it, and without this [`Server::serve`] would wait for ever, the parked thread keeping the
-/// channel open.
-struct PanicEnd<'a, R> {
+/// Whatever ends a reading thread (the end of the input, a shutdown, the other thread keeping the
+/// reader) ends the lending: the parked thread leaves. On a panic (a bug) the reader is lost with the
+/// thread, so the server ends as on a failed input; without that, [`Server::serve`] would wait for
+/// ever, the parked thread keeping the channel open.
+struct Leaving<'a, R> {
     baton: Option<&'a Baton<R>>,
     sender: &'a SyncSender<Event>,
 }
 
-impl<R> Drop for PanicEnd<'_, R> {
+impl<R> Drop for Leaving<'_, R> {
     fn drop(&mut self) {
-        if !std::thread::panicking() {
-            return;
-        }
         if let Some(baton) = self.baton {
             baton.close();
         }
-        let _ = self.sender.try_send(Event::End(Some(io::Error::other("the thread reading requests panicked"))));
+        if std::thread::panicking() {
+            let error = io::Error::other("the thread reading requests panicked");
+            let _ = self.sender.try_send(Event::End(Some(error)));
+        }
     }
 }
 

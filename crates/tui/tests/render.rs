@@ -19,6 +19,11 @@ use ratatui::Terminal;
 
 const WIDTH: u16 = 72;
 
+/// Where the commands of these tests run: the build's own scratch space, never the shared temp dir.
+fn scratch() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+}
+
 struct Fixture {
     _state: tempfile::TempDir,
     runtime: Arc<Runtime>,
@@ -44,13 +49,7 @@ impl Fixture {
         let mut ui = Watch { entry: &entry, cancel: cancel.clone(), cancel_on };
         let params =
             BashParams { command: command.into(), timeout, cwd: cwd.map(str::to_string), ..Default::default() };
-        let ctx = CallContext {
-            session_cwd: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
-            artifacts,
-            tool_names: vec![],
-            cancel,
-            on_update: None,
-        };
+        let ctx = CallContext { session_cwd: scratch(), artifacts, tool_names: vec![], cancel, on_update: None };
         let mut result = self.runtime.tool().execute_with_ui(&params, ctx, &mut ui);
         result.details.duration_ms = 1234;
         entry.state = State::Tool(Box::new(result));
@@ -59,8 +58,7 @@ impl Fixture {
 
     /// A session command run as the UI runs it.
     fn bang(&self, command: &str, timeout: Option<f64>, cancel_on: Option<&str>) -> Entry {
-        let session =
-            self.runtime.session(&Self::name(), std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))).unwrap();
+        let session = self.runtime.session(&Self::name(), scratch()).unwrap();
         self.bang_in(&session, command, timeout, cancel_on)
     }
 
@@ -302,7 +300,7 @@ fn bang_clamps_long_lines_and_warns_of_truncation() {
 #[test]
 fn bang_cancelled_exit_code_timed_out_and_error_are_distinct() {
     let f = Fixture::new();
-    let session = f.runtime.session(&Fixture::name(), std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))).unwrap();
+    let session = f.runtime.session(&Fixture::name(), scratch()).unwrap();
     let cancelled = f.bang_in(&session, "echo started; sleep 30", None, Some("started"));
     assert_eq!(screen(&cancelled), ["! echo started; sleep 30", "  started", "  ⊘ (cancelled) · 1.23s"]);
     let exit = f.bang_in(&session, "exit 4", None, None);
