@@ -5,6 +5,9 @@
 //! `bash.env`, is never overridden by a hardening default.
 
 use std::ffi::OsString;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
 
 /// Hardening defaults, applied only where the variable is not already set.
 pub const NON_INTERACTIVE_DEFAULTS: &[(&str, &str)] = &[
@@ -79,8 +82,7 @@ pub fn command_env(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandEnv {
     /// Hardening defaults and `user`, one entry per name (the last one given wins, as when applied in
-    /// order), sorted by name: the pool keys shells by the sorted environment, and sorting an
-    /// almost-sorted list is cheap.
+    /// order), sorted by name: sorting an almost-sorted list into [`Vars`] is cheap.
     base: Vec<(OsString, OsString)>,
 }
 
@@ -97,8 +99,7 @@ impl CommandEnv {
             }
         }
         base.extend(user.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
-        // Reversed, a stable sort puts the last given of each name first in its run: the one `dedup_by`
-        // keeps.
+        // As in [`Vars::new`].
         base.reverse();
         base.sort_by(|a, b| a.0.cmp(&b.0));
         base.dedup_by(|later, first| later.0 == first.0);
@@ -116,6 +117,72 @@ impl CommandEnv {
         env.extend(self.base.iter().cloned());
         env.extend(extra.iter().map(|(k, v)| (OsString::from(k), v.clone())));
         env
+    }
+}
+
+/// Variables a command gets on top of the inherited environment, as one value per name (the last one
+/// given wins, as when a list is applied in order), sorted by name, shared and hashed once.
+///
+/// A long-lived shell is keyed by its environment (about 40 variables with the hardening defaults).
+/// Copying, sorting and hashing that list for every call was a measurable part of a warm call; built
+/// once per distinct environment ([`crate::Runtime`] keeps the last one), a call clones an `Arc` and
+/// compares pointers.
+#[derive(Clone, Default)]
+pub struct Vars {
+    list: Arc<[(OsString, OsString)]>,
+    hash: u64,
+}
+
+impl Vars {
+    /// Normalizes `list` (later entries win, sorted by name) and hashes it.
+    pub fn new(mut list: Vec<(OsString, OsString)>) -> Self {
+        // Reversed, a stable sort puts the last given of each name first in its run: the one
+        // `dedup_by` keeps.
+        list.reverse();
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+        list.dedup_by(|later, first| later.0 == first.0);
+        let mut hasher = DefaultHasher::new();
+        list.hash(&mut hasher);
+        Self { hash: hasher.finish(), list: list.into() }
+    }
+
+    /// A hash of the list, computed when it was built.
+    pub fn hash64(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl Deref for Vars {
+    type Target = [(OsString, OsString)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.list
+    }
+}
+
+impl From<Vec<(OsString, OsString)>> for Vars {
+    fn from(list: Vec<(OsString, OsString)>) -> Self {
+        Self::new(list)
+    }
+}
+
+impl PartialEq for Vars {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.list, &other.list) || (self.hash == other.hash && self.list == other.list)
+    }
+}
+
+impl Eq for Vars {}
+
+impl Hash for Vars {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl std::fmt::Debug for Vars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.list.iter()).finish()
     }
 }
 
@@ -151,5 +218,17 @@ mod tests {
         assert_eq!(env.last().map(|(k, _)| k.as_os_str()), Some(std::ffi::OsStr::new("ARTIFACTS")));
         let names: Vec<_> = env[..env.len() - 1].iter().map(|(k, _)| k).collect();
         assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted, one per name: {names:?}");
+    }
+
+    #[test]
+    fn vars_keep_the_last_value_per_name_and_ignore_order() {
+        let pair = |k: &str, v: &str| (OsString::from(k), OsString::from(v));
+        let a = Vars::new(vec![pair("B", "1"), pair("A", "x"), pair("B", "2")]);
+        assert_eq!(&*a, &[pair("A", "x"), pair("B", "2")]);
+        let b = Vars::new(vec![pair("A", "x"), pair("B", "2")]);
+        assert_eq!(a, b);
+        assert_eq!(a.hash64(), b.hash64());
+        assert_ne!(a, Vars::new(vec![pair("A", "x"), pair("B", "1")]));
+        assert_eq!(a.clone(), a);
     }
 }

@@ -12,12 +12,12 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::agent_session::AgentSession;
 use crate::artifact::ArtifactDir;
-use crate::env::CommandEnv;
+use crate::env::{CommandEnv, Vars};
 use crate::exec::{Executor, OneShotExecutor, ShellError, ShellResolver};
 use crate::reaper::Reaper;
 use crate::retention::{self, GcPlan, Retention};
@@ -33,6 +33,9 @@ pub struct Runtime {
     executor: Arc<dyn Executor>,
     shell: ShellResolver,
     env: CommandEnv,
+    /// The last `extra` given to [`Self::command_env`] and the variables built for it: a session's
+    /// calls (and a tool's) ask for the same list every time.
+    last_env: Mutex<Option<LastEnv>>,
     reaper: Reaper,
     snapshots: Option<SnapshotCache>,
     state: Option<StateDir>,
@@ -40,6 +43,9 @@ pub struct Runtime {
     retention: Option<Retention>,
     warnings: Vec<String>,
 }
+
+/// `extra` as given to [`Runtime::command_env`], and the variables built for it.
+type LastEnv = (Vec<(String, OsString)>, Vars);
 
 /// Where a runtime keeps its state; see [`RuntimeBuilder::state_dir`].
 enum StateChoice {
@@ -125,6 +131,7 @@ impl RuntimeBuilder {
             executor: self.executor.unwrap_or_else(|| Arc::new(ShellPool::default())),
             shell: ShellResolver::new(settings.shell_path.clone()),
             env: CommandEnv::from_process(settings.non_interactive_env, &settings.env),
+            last_env: Mutex::new(None),
             reaper: Reaper::new(watchdog_shell),
             snapshots,
             retention: state.as_ref().map(|s| Retention::new(s.path().to_path_buf(), settings.state_budget_bytes)),
@@ -240,10 +247,18 @@ impl Runtime {
     }
 
     /// The environment of one command: the settings' part, `extra`, and last this runtime's marker.
-    pub(crate) fn command_env(&self, extra: &[(&str, OsString)]) -> Vec<(OsString, OsString)> {
+    pub(crate) fn command_env(&self, extra: &[(&str, OsString)]) -> Vars {
+        let mut last = self.last_env.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((names, vars)) = &*last {
+            if names.len() == extra.len() && names.iter().zip(extra).all(|(a, b)| a.0 == b.0 && a.1 == b.1) {
+                return vars.clone();
+            }
+        }
         let mut env = self.env.with(extra);
         env.push(self.reaper.marker());
-        env
+        let vars = Vars::new(env);
+        *last = Some((extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(), vars.clone()));
+        vars
     }
 
     /// The snapshot file for `shell`, when snapshots are on and one could be made.

@@ -55,7 +55,7 @@ fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::re
 fn marked_request(script: &str, timeout: Duration) -> (ExecRequest, OsString) {
     let (key, token) = marker();
     let mut req = request(script, timeout);
-    req.env.push((key, token.clone()));
+    req.env = vec![(key, token.clone())].into();
     (req, token)
 }
 

@@ -147,7 +147,7 @@ fn consumer_stop_ends_an_endless_producer_like_head_does() {
 fn consumer_stop_with_pipefail_reports_the_producers_sigpipe() {
     let script = compose("yes", None, StatusMode::ExtractedLastStage);
     let mut req = request(&script, NO_TIMEOUT);
-    req.env = vec![(OsString::from("SHELLOPTS"), OsString::from("pipefail"))];
+    req.env = vec![(OsString::from("SHELLOPTS"), OsString::from("pipefail"))].into();
     assert_eq!(run_until_lines(&req, 3).0, Outcome::Exited { code: 141 });
 }
 

@@ -148,7 +148,8 @@ fn runs_in_the_requested_directory_with_the_extra_environment() {
     let mut req = request(r#"pwd; echo "$BASHRT_A $BASHRT_B""#, NO_TIMEOUT);
     req.cwd = dir.path().to_path_buf();
     req.env =
-        vec![(OsString::from("BASHRT_A"), OsString::from("one")), (OsString::from("BASHRT_B"), OsString::from("two"))];
+        vec![(OsString::from("BASHRT_A"), OsString::from("one")), (OsString::from("BASHRT_B"), OsString::from("two"))]
+            .into();
     let expected_dir = dir.path().canonicalize().unwrap();
     assert_eq!(run_request(&req).1, format!("{}\none two\n", expected_dir.display()));
 }
@@ -245,7 +246,7 @@ fn the_snapshot_comes_through_bash_env_off_the_script_lines_and_is_not_inherited
     std::fs::write(&own, "echo own env file\n").unwrap();
     let mut req = request("greet; echo \"[$BASH_ENV]\"", NO_TIMEOUT);
     req.snapshot = Some(snapshot);
-    req.env.push(("BASH_ENV".into(), own.clone().into()));
+    req.env = vec![("BASH_ENV".into(), own.clone().into())].into();
     let (_, output) = run_request(&req);
     assert_eq!(output, format!("own env file\nhello from alias\n[{}]\n", own.display()));
 }

@@ -37,7 +37,7 @@ fn another_session_or_environment_gets_another_shell() {
     assert_eq!(in_shell(&pool, Some("a"), "echo \"[${v-unset}]\"").1, "[from-a]\n");
     assert_eq!(in_shell(&pool, Some("b"), "echo \"[${v-unset}]\"").1, "[unset]\n");
     let mut other_env = shell_request(Some("a"), "echo \"[${v-unset}] $EXTRA\"");
-    other_env.env = vec![("EXTRA".into(), "x".into())];
+    other_env.env = vec![("EXTRA".into(), "x".into())].into();
     let (execution, output) = run_on(&pool, &other_env);
     assert_eq!((execution.shell, output.as_str()), (ShellEvent::Started, "[unset] x\n"));
 }

@@ -19,13 +19,13 @@ mod script_file;
 mod shell_path;
 pub(crate) mod watch;
 
-use std::ffi::OsString;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cancel::CancelToken;
+use crate::env::Vars;
 use crate::outcome::Outcome;
 
 pub(crate) use oneshot::spawn_error;
@@ -60,8 +60,8 @@ pub struct ExecRequest {
     pub script: String,
     /// Where the command runs; with [`CwdMode::Persist`], where a session starts. Must exist.
     pub cwd: PathBuf,
-    /// Set on top of the inherited environment; later entries win over earlier ones.
-    pub env: Vec<(OsString, OsString)>,
+    /// Set on top of the inherited environment.
+    pub env: Vars,
     /// Measured from the start of the call; a duration too large to represent means "no deadline".
     pub timeout: Duration,
     /// Time between SIGTERM and SIGKILL when the tree is killed; zero means SIGKILL at once.
@@ -89,7 +89,7 @@ impl Default for ExecRequest {
             shell: PathBuf::from("bash"),
             script: String::new(),
             cwd: PathBuf::from("."),
-            env: Vec::new(),
+            env: Vars::default(),
             timeout: Duration::MAX,
             kill_grace: DEFAULT_KILL_GRACE,
             cwd_mode: CwdMode::default(),

@@ -10,6 +10,9 @@ use nix::errno::Errno;
 use super::{Flow, OutputConsumer};
 use crate::process::pipe::{self, CHUNK};
 
+/// The first read of a drain: enough for what most commands print, small enough for the stack.
+const PROBE: usize = 4096;
+
 /// The read end of an output pipe. Closing it (on EOF or when the consumer says stop) is final.
 pub(crate) struct OutputReader {
     fd: Option<OwnedFd>,
@@ -34,6 +37,11 @@ impl OutputReader {
         Self { stdout: true, ..Self::new(fd) }
     }
 
+    /// A reader of a pipe created non-blocking ([`pipe::held_output_pipe`]).
+    pub(crate) fn nonblocking(self) -> Self {
+        Self { nonblocking: true, ..self }
+    }
+
     /// `None` once closed.
     pub(crate) fn fd(&self) -> Option<BorrowedFd<'_>> {
         self.fd.as_ref().map(|fd| fd.as_fd())
@@ -53,6 +61,26 @@ impl OutputReader {
             pipe::set_nonblocking(fd.as_fd())?;
             self.nonblocking = true;
         }
+        // One small read first, into the stack: it finds most pipes empty or at their end (a quiet
+        // command, writers gone), which closes the reader with no `FIONREAD`, no later `poll` for
+        // writers and no chunk buffer to allocate; and a read short of its buffer took all there was.
+        let mut probe = [0u8; PROBE];
+        let n = loop {
+            match nix::unistd::read(fd, &mut probe) {
+                Ok(n) => break n,
+                Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => return Ok(()),
+                Err(e) => return Err(e.into()),
+            }
+        };
+        if n == 0 {
+            self.close();
+            return Ok(());
+        }
+        if self.deliver(&probe[..n], consumer) == Flow::Stop || n < PROBE {
+            return Ok(());
+        }
+        let Some(fd) = &self.fd else { return Ok(()) };
         let mut left = pipe::bytes_available(fd.as_fd())?;
         while left > 0 {
             match self.read_at_most(left.min(CHUNK), consumer)? {
@@ -97,15 +125,23 @@ impl OutputReader {
             pipe::grow(fd.as_fd());
             self.grown = true;
         }
-        let flow = match n {
-            0 => Flow::Stop,
-            _ if self.stdout => consumer.consume_stdout(&self.buf[..n]),
-            _ => consumer.consume(&self.buf[..n]),
-        };
+        if n == 0 {
+            self.close();
+        } else {
+            let chunk = std::mem::take(&mut self.buf);
+            self.deliver(&chunk[..n], consumer);
+            self.buf = chunk;
+        }
+        Ok(Some(n))
+    }
+
+    /// Hands `chunk` to the consumer; closes the reader when it says stop.
+    fn deliver(&mut self, chunk: &[u8], consumer: &mut dyn OutputConsumer) -> Flow {
+        let flow = if self.stdout { consumer.consume_stdout(chunk) } else { consumer.consume(chunk) };
         if flow == Flow::Stop {
             self.close();
         }
-        Ok(Some(n))
+        flow
     }
 }
 

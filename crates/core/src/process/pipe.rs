@@ -24,6 +24,13 @@ pub(crate) fn output_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(nix::unistd::pipe2(OFlag::O_CLOEXEC)?)
 }
 
+/// An output pipe whose write end the runtime only holds, never writes and never hands to a child
+/// (a long-lived shell opens its own by `/proc` path, a file description of its own): both ends are
+/// created non-blocking, which saves the reader the two `fcntl`s per call of [`set_nonblocking`].
+pub(crate) fn held_output_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    Ok(nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?)
+}
+
 /// Gives the pipe of `fd` (either end) a 1 MiB buffer when the system allows it
 /// (`/proc/sys/fs/pipe-max-size` may be lower for unprivileged users; the default 64 KiB still works).
 pub(crate) fn grow(fd: BorrowedFd<'_>) {

@@ -43,7 +43,7 @@ use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
 use crate::process::memfile::MemFile;
-use crate::process::pipe::{bytes_available, output_pipe};
+use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::{pidfd, tree};
 
@@ -302,9 +302,14 @@ impl PersistentShell {
         self.pwd.as_deref()
     }
 
-    /// Whether the shell's cwd is `dir` (the same directory, still there): two `stat`s.
+    /// Whether the shell's cwd is `dir` (the same directory, still there).
     pub(crate) fn is_in(&self, dir: &Path) -> bool {
-        same_dir(format!("/proc/{}/cwd", self.pid), dir)
+        let cwd = format!("/proc/{}/cwd", self.pid);
+        // The kernel's path of the shell's cwd, when it spells `dir`, is the directory at `dir` now (a
+        // directory deleted or moved away reads otherwise): one `readlink` instead of two `stat`s.
+        // Paths through a symbolic link are compared by inode. (A mount made over the directory
+        // while the shell is idle leaves it where it is, as it would leave an interactive shell.)
+        std::fs::read_link(&cwd).is_ok_and(|real| real == dir) || same_dir(&cwd, dir)
     }
 
     /// Runs one command (after a `cd` of its own when the call sets a directory). Errors only when
@@ -374,19 +379,19 @@ impl PersistentShell {
         if inline.is_none() {
             self.command.write(call.script).map_err(ExecError::Setup)?;
         }
-        let (read, write) = output_pipe().map_err(ExecError::Setup)?;
-        let stdout_pipe = if call.split_stdout { Some(output_pipe().map_err(ExecError::Setup)?) } else { None };
+        let (read, write) = held_output_pipe().map_err(ExecError::Setup)?;
+        let stdout_pipe = if call.split_stdout { Some(held_output_pipe().map_err(ExecError::Setup)?) } else { None };
         let stdout_fd = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
         protocol::call_record(&mut self.record, write.as_raw_fd(), stdout_fd, inline, &self.secret);
-        // Stale records (a background process writing forged ones) must not count for this call.
-        self.read_reports();
+        // Records left from before (forged ones, a report that came after its call gave up) carry an
+        // older secret and can never count for this call: they are read with this call's report.
         self.report_buf.clear();
-        let mut outputs = vec![OutputReader::new(read)];
+        let mut outputs = vec![OutputReader::new(read).nonblocking()];
         // Held until the command is over, as `write` is: the shell opens them by path.
         let mut stdout_write = None;
         if let Some((read, write)) = stdout_pipe {
             out.stdout_split();
-            outputs.push(OutputReader::stdout(read));
+            outputs.push(OutputReader::stdout(read).nonblocking());
             stdout_write = Some(write);
         }
         let output = &mut outputs[..];
@@ -597,7 +602,13 @@ impl PersistentShell {
         loop {
             match nix::unistd::read(&self.reports.read, &mut buf) {
                 Ok(0) => break,
-                Ok(n) => self.report_buf.extend_from_slice(&buf[..n]),
+                Ok(n) => {
+                    self.report_buf.extend_from_slice(&buf[..n]);
+                    // Short of the buffer: the pipe is empty now, no need to be told so.
+                    if n < buf.len() {
+                        break;
+                    }
+                }
                 Err(nix::errno::Errno::EINTR) => continue,
                 Err(_) => break,
             }

@@ -25,7 +25,6 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -35,6 +34,7 @@ use std::time::{Duration, Instant};
 use super::persistent::{Call, CallResult, KillHandle, PersistentShell, ShellSpec, StartError};
 use super::pool_thread::PoolThread;
 use crate::cancel::CancelToken;
+use crate::env::Vars;
 use crate::exec::{
     CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
     ReplaceReason, ShellEvent,
@@ -68,9 +68,9 @@ pub struct ShellKey {
     pub prefix: Option<String>,
     /// The snapshot the shell sources.
     pub snapshot: Option<PathBuf>,
-    /// The request's environment, serialized: one value per name (the last one given wins, as when the
-    /// shell is spawned), sorted by name, so that order does not split shells.
-    pub env: Vec<(OsString, OsString)>,
+    /// The request's environment: one value per name, sorted by name ([`Vars`]), so that order does
+    /// not split shells.
+    pub env: Vars,
     /// The session, for session commands; `None` for tool calls.
     pub session: Option<String>,
 }
@@ -89,23 +89,17 @@ struct KeyView<'a> {
     shell: &'a Path,
     prefix: Option<&'a str>,
     snapshot: Option<&'a Path>,
-    env: Vec<&'a (OsString, OsString)>,
+    env: &'a Vars,
     session: Option<&'a str>,
 }
 
 impl<'a> KeyView<'a> {
     fn of(req: &'a ExecRequest) -> Self {
-        // Reversed, a stable sort puts the last value given for each name first in its run: the one
-        // `dedup_by` keeps. Callers that pass an environment already sorted (`env::CommandEnv`) make the
-        // sort a linear scan.
-        let mut env: Vec<&(OsString, OsString)> = req.env.iter().rev().collect();
-        env.sort_by(|a, b| a.0.cmp(&b.0));
-        env.dedup_by(|later, first| later.0 == first.0);
         Self {
             shell: &req.shell,
             prefix: req.prefix.as_deref(),
             snapshot: req.snapshot.as_deref(),
-            env,
+            env: &req.env,
             session: req.session.as_deref(),
         }
     }
@@ -115,12 +109,13 @@ impl<'a> KeyView<'a> {
             shell: self.shell.to_path_buf(),
             prefix: self.prefix.map(str::to_owned),
             snapshot: self.snapshot.map(Path::to_path_buf),
-            env: self.env.iter().map(|&pair| pair.clone()).collect(),
+            env: self.env.clone(),
             session: self.session.map(str::to_owned),
         }
     }
 
-    /// The hash stored in [`SlotKey`]: always computed from a view, so that equal keys hash alike.
+    /// The hash stored in [`SlotKey`]: always computed from a view, so that equal keys hash alike (the
+    /// environment's part was computed when it was built).
     fn hash64(&self) -> u64 {
         let mut hasher = DefaultHasher::new();
         self.hash(&mut hasher);
@@ -132,8 +127,7 @@ impl<'a> KeyView<'a> {
             && self.prefix == key.prefix.as_deref()
             && self.snapshot == key.snapshot.as_deref()
             && self.session == key.session.as_deref()
-            && self.env.len() == key.env.len()
-            && self.env.iter().zip(&key.env).all(|(&a, b)| a == b)
+            && *self.env == key.env
     }
 }
 
@@ -700,8 +694,9 @@ mod tests {
     #[test]
     fn key_ignores_env_order_and_keeps_the_last_value() {
         let env = vec![("B".into(), "1".into()), ("A".into(), "x".into()), ("B".into(), "2".into())];
-        let a = ExecRequest { env, ..Default::default() };
-        let mut b = ExecRequest { env: vec![("A".into(), "x".into()), ("B".into(), "2".into())], ..Default::default() };
+        let a = ExecRequest { env: Vars::new(env), ..Default::default() };
+        let mut b =
+            ExecRequest { env: vec![("A".into(), "x".into()), ("B".into(), "2".into())].into(), ..Default::default() };
         assert_eq!(ShellKey::of(&a), ShellKey::of(&b));
         b.session = Some("s".into());
         assert_ne!(ShellKey::of(&a), ShellKey::of(&b));
@@ -710,8 +705,8 @@ mod tests {
     #[test]
     fn a_view_matches_and_hashes_like_its_key() {
         let env = vec![("B".into(), "1".into()), ("A".into(), "x".into()), ("B".into(), "2".into())];
-        let a = ExecRequest { env, session: Some("s".into()), ..Default::default() };
-        let b = ExecRequest { env: vec![("A".into(), "x".into()), ("B".into(), "2".into())], ..a.clone() };
+        let a = ExecRequest { env: Vars::new(env), session: Some("s".into()), ..Default::default() };
+        let b = ExecRequest { env: vec![("A".into(), "x".into()), ("B".into(), "2".into())].into(), ..a.clone() };
         let key = KeyView::of(&a).to_key();
         assert!(KeyView::of(&a).matches(&key) && KeyView::of(&b).matches(&key));
         assert_eq!(KeyView::of(&a).hash64(), KeyView::of(&b).hash64());

@@ -11,20 +11,22 @@
 //! ```text
 //! trap 'continue 99' INT                                                  # an abort comes back here
 //! until ((0)); do until <status>=$? && ((0)); do                           # $? of the last command
-//!   exec </dev/null >report pipe 2>&1 {<v>}<call pipe || exit <status>     # e.g. no fd left
+//!   exec 0<call pipe 1>&- 2>&- || exit <status>                            # e.g. no fd left
 //!   case $- in *x*) set +x; <prefix>='set -x;';; *) <prefix>=;; esac       # the runner is never traced
-//!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0'                     # the last call's report
+//!   read -N 16 <h>; { printf '<h> <status> <$!> <$PWD>\0'; } >report pipe  # the last call's report
 //!   read -N 24 <h>; <f>=<output fd field> <l>=<length or @>                 # waits for the next call
 //!   read -N <l> <command>, or read it from <command memfd>
-//!   exec {<v>}<&-                                                          # the call pipe is closed
-//!   eval "<prefix><command>" > /proc/<runtime>/fd/<output fd> 2>&1       # or >stdout fd 2>output fd
+//!   exec 0<&-                                                              # the call pipe is closed
+//!   eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1  # or >stdout 2>output
 //! done; done
 //! ```
 //!
 //! - Every runner file is opened by path per call (`/proc/<runtime pid>/fd/<n>`), so a command that
 //!   closes descriptors (`exec 10>&- 11>&-`) or redirects its own output for good (`exec >log`) breaks
-//!   nothing: the next call opens everything afresh. The runner's variables have names drawn per
-//!   shell, so `declare -i`/`readonly` on a guessed name changes nothing.
+//!   nothing: the next call opens everything afresh. Between calls the shell holds no descriptor at
+//!   all (see [`runner`]), so there is nothing of the runner's for a command to close or write to.
+//!   The runner's variables have names drawn per shell, so `declare -i`/`readonly` on a guessed name
+//!   changes nothing.
 //! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
 //!   except under `read -N`, which asks for all N at once. So everything the runner reads has a length
 //!   known beforehand: the secret (16 hex digits), a fixed-width header (the output fd field and the
@@ -49,7 +51,9 @@
 //!   report following, or that the shell stopped (`kill -STOP $$`), and replaces it.
 //!
 //! Each statement of the loop costs the shell a few microseconds of interpretation per call, and
-//! each redirection a few more: the loop is kept to the statements the points above need.
+//! each redirection a few more (bash saves a descriptor it redirects and restores it afterwards,
+//! seven system calls, unless the descriptor was closed): the loop is kept to the statements the
+//! points above need, and its redirections land on closed descriptors.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -80,51 +84,53 @@ pub(crate) struct RunnerPaths<'a> {
 /// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("__b{tag}{name}");
-    let (s, h, f, l, c, x, u) = (v("s"), v("h"), v("f"), v("l"), v("c"), v("x"), v("u"));
+    let (s, h, f, l, c, x) = (v("s"), v("h"), v("f"), v("l"), v("c"), v("x"));
     let mut out = String::with_capacity(1000);
     // The status is taken in the loop's condition: in the body, `$?` would be the condition's.
     // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99`
     // reaches the outermost loop, out of any loop of the command).
     out.push_str("\\builtin trap 'continue 99' INT; ");
     out.push_str(&format!("until ((0)); do until {s}=$? && ((0)); do "));
-    // `exec` (not `builtin exec`, whose redirections are undone) re-opens the runner's files for
-    // every call, with nothing saved that a command could close. A shell that cannot open them any
-    // more (`ulimit -n 3`) ends with the command's status. Until the command runs, stdout and stderr
-    // are the report pipe: traces and DEBUG-trap output of the runner's steps are junk there,
-    // without the secret. The call pipe gets a descriptor of bash's choosing (10 and up), so a
-    // command's own descriptors are left alone.
-    out.push_str(&format!(
-        "\\exec </dev/null >{report} 2>&1 {{{u}}}<{call} || \\builtin exit \"${s}\"; ",
-        call = paths.call,
-        report = paths.report
-    ));
+    // Between commands the shell holds no descriptor at all: 1 and 2 are closed here, 0 holds the
+    // call pipe until the command is read and is closed then, and the command's redirections are
+    // undone after it. So no redirection of the runner has anything to save and restore (bash saves
+    // a descriptor with four `fcntl`s and restores it with three more), a command finds no saved
+    // copy of the runner's files to close or write to, and what the runner's own steps would print
+    // (traces, DEBUG-trap output, errors) goes nowhere. Closing them again each time also ends what
+    // an interrupted command left open. `exec` (not `builtin exec`, whose redirections are undone)
+    // opens the call pipe afresh for every call, as descriptor 0 (the lowest free one, so bash needs
+    // no `dup2`, and never `{var}`: bash 5.2 crashes moving a descriptor opened as 0 while 0 is
+    // where it read its own input from); a shell that cannot open it any more ends with the
+    // command's status.
+    out.push_str(&format!("\\exec 0<{call} 1>&- 2>&- || \\builtin exit \"${s}\"; ", call = paths.call));
     out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; "));
     // The last call's report (`$!` cannot change between the command and here). The secret's variable
     // is overwritten by the header right after.
     out.push_str(&format!(
-        "\\builtin read -r -u ${u} -N {n} {h}; \
-         \\builtin printf '%s %s %s %s\\0' \"${h}\" \"${s}\" \"${{!-}}\" \"${{PWD-}}\" \
-         || \\builtin echo -ne \"${h} ${s} ${{!-}}\\0\"; ",
-        n = SECRET_LEN
+        "\\builtin read -r -N {n} {h}; \
+         {{ \\builtin printf '%s %s %s %s\\0' \"${h}\" \"${s}\" \"${{!-}}\" \"${{PWD-}}\" \
+         || \\builtin echo -ne \"${h} ${s} ${{!-}}\\0\"; }} >{report}; ",
+        n = SECRET_LEN,
+        report = paths.report
     ));
     out.push_str(&format!(
-        "\\builtin read -r -u ${u} -N {n} {h} || \\builtin exit 97; \
+        "\\builtin read -r -N {n} {h} || \\builtin exit 97; \
          {f}=${{{h}%% *}} {l}=${{{h}#* }} {l}=${{{l}%% *}}; \
          [[ -n ${f} && ${f} != *[!0-9:]* && -n ${l} && ${l} != *[!0-9@]* ]] || \\builtin exit 96; ",
         n = HEADER_LEN
     ));
     out.push_str(&format!(
         "if [[ ${l} == @ ]]; then IFS= \\builtin read -r -d '' {c} <{command}; \
-         else \\builtin read -r -u ${u} -N ${l} {c} || \\builtin exit 97; fi; ",
+         else \\builtin read -r -N ${l} {c} || \\builtin exit 97; fi; ",
         command = paths.command
     ));
     // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
-    out.push_str(&format!("\\exec {{{u}}}<&-; "));
+    out.push_str("\\exec 0<&-; ");
     // `<stdout>:<stderr>` when the call splits stdout off (an extracted `| head` limits the
     // producer's stdout alone); one `[[ ]]` per call otherwise, no extra open.
     out.push_str(&format!(
-        "if [[ ${f} == *:* ]]; then \\eval \"${x}${c}\" >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\"; \
-         else \\eval \"${x}${c}\" >{dir}\"${f}\" 2>&1; fi; ",
+        "if [[ ${f} == *:* ]]; then \\eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\"; \
+         else \\eval \"${x}${c}\" </dev/null >{dir}\"${f}\" 2>&1; fi; ",
         dir = paths.fd_dir
     ));
     out.push_str("done; done\n");
@@ -231,10 +237,10 @@ mod tests {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
         assert!(text.ends_with("done; done\n"));
-        for path in ["</dev/null >/proc/9/fd/5 2>&1 {__ba1u}</proc/9/fd/3", "</proc/9/fd/4"] {
+        for path in ["\\exec 0</proc/9/fd/3 1>&- 2>&- ||", "} >/proc/9/fd/5;", "</proc/9/fd/4", "\\exec 0<&-;"] {
             assert!(text.contains(path), "{path} in {text}");
         }
-        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
+        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
     }
 
     #[test]

@@ -140,12 +140,13 @@ pub fn capture(
 ) -> Result<Snapshot, SnapshotError> {
     let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
     let mut request = ExecRequest::new(shell, CAPTURE_COMMAND, home, timeout);
-    request.env = vec![
+    let mut env = vec![
         (OsString::from("HOME"), home.as_os_str().to_owned()),
         (OsString::from("BASHRT_SNAPSHOT_SCRIPT"), OsString::from(CAPTURE_SCRIPT)),
         (OsString::from("HISTFILE"), OsString::from("/dev/null")),
     ];
-    request.env.extend(marker);
+    env.extend(marker);
+    request.env = env.into();
     let mut raw = Vec::new();
     let mut collect = |chunk: &[u8]| {
         if raw.len() < 64 * 1024 * 1024 {
