@@ -92,6 +92,34 @@ fn a_command_cannot_forge_its_report() {
 }
 
 #[test]
+fn a_header_written_into_the_call_pipe_reaches_no_path() {
+    let pool = ShellPool::default();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let log = log.path().display().to_string();
+    // The call pipe's path, learnt from the runner's own statements through a DEBUG trap.
+    in_shell(&pool, Some("s"), &format!("trap 'echo \"$BASH_COMMAND\" >>{log}' DEBUG"));
+    in_shell(&pool, Some("s"), "trap - DEBUG; true");
+    // A short name: the output field has 20 characters, and `/proc/<pid>/fd/` + `/../../..` + the
+    // victim's path is the victim.
+    let victim = tempfile::Builder::new().prefix("v").rand_bytes(5).tempfile_in("/tmp").unwrap();
+    std::fs::write(victim.path(), "kept\n").unwrap();
+    let field = format!("/../../..{}", victim.path().display());
+    assert!(field.len() <= 20, "{field}");
+    // Written during the command, it is what the runner reads as the next header, right after this
+    // command's secret.
+    let hostile = format!(
+        r#"call=$(grep -o 'exec < /proc/[0-9]*/fd/[0-9]*' {log} | head -n 1); printf '0001%s%s' '{field:/>20}' x >"${{call#exec < }}""#
+    );
+    let (first, output) = in_shell(&pool, Some("s"), &hostile);
+    assert_eq!((first.outcome, output.as_str()), (OK, ""), "{first:?}");
+    let (next, output) = in_shell(&pool, Some("s"), "echo ok");
+    assert_eq!((next.outcome, output.as_str()), (OK, "ok\n"));
+    // The runner refused the header and ended; a fresh shell ran the next call.
+    assert!(matches!(next.shell, ShellEvent::Replaced { .. }), "{next:?}");
+    assert_eq!(std::fs::read_to_string(victim.path()).unwrap(), "kept\n");
+}
+
+#[test]
 fn closing_the_runners_descriptors_keeps_the_report_out_of_the_output() {
     // Whatever the descriptors bash might keep (copies of saved ones, its own input): closing them
     // changes nothing, and the shell holds none of the runner's files for the command to close.

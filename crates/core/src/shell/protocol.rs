@@ -9,13 +9,13 @@
 //! numbers and prefix, as under `bash -c` (`bash: line 2: …`, never a file name). Per iteration:
 //!
 //! ```text
-//! trap 'continue 99' INT                                                  # an abort comes back here
-//! until ((0)); do until <status>=$? && ((0)); do                           # $? of the last command
+//! trap 'continue 99' INT; <prefix>=                                       # an abort comes back here
+//! until ((0)); do until ((<status>=$?, 0)); do                             # $? of the last command
 //!   exec 0<call pipe 1>&- 2>&- || exit <status>                            # e.g. no fd left
-//!   case $- in *x*) set +x; <prefix>='set -x;';; *) <prefix>=;; esac       # the runner is never traced
-//!   read -N 16 <h>; { printf '<h> <status> <$!> <$PWD>\0'; } >report pipe  # the last call's report
-//!   read -N 24 <h>; <f>=<output fd field> <l>=<length or @>                 # waits for the next call
-//!   read -N <l> <command>, or read it from <command memfd>
+//!   case $- in *x*) set +x; <prefix>='<prefix>=;set -x;';; esac            # the runner is never traced
+//!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0' >report pipe       # the last call's report
+//!   read -N 24 <h>; case <h> in <not a header>) exit 96;; esac             # waits for the next call
+//!   read -N <length> <command>, or read it from <command memfd>
 //!   exec 0<&-                                                              # the call pipe is closed
 //!   eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1  # or >stdout 2>output
 //! done; done
@@ -29,8 +29,8 @@
 //!   changes nothing.
 //! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
 //!   except under `read -N`, which asks for all N at once. So everything the runner reads has a length
-//!   known beforehand: the secret (16 hex digits), a fixed-width header (the output fd field and the
-//!   command's length, space-padded), then the command itself. That makes a call three `read(2)`s
+//!   known beforehand: the secret (16 hex digits), a fixed-width header (the command's length, then
+//!   the output fd field, each taken by position), then the command itself. That makes a call three `read(2)`s
 //!   whatever the command's length. `read -N` counts characters, not bytes: only ASCII commands
 //!   travel inline (one character per byte in every locale); others go through the memfd.
 //! - The report's secret is written into the call pipe with the call, after the command, and read
@@ -61,9 +61,14 @@ use std::path::Path;
 /// The secret's length in characters (hex digits): fixed, so that the runner reads it in one `read`.
 pub(crate) const SECRET_LEN: usize = 16;
 
-/// The call header's length: `<output fd field> <command length or @>`, space-padded. The longest
-/// field, two 7-digit fds and a 4-digit length, takes 20.
+/// The call header's length: the command's length as four digits (`@@@@` for "read the memfd"),
+/// then the output fd field (`<output fd>` or `<stdout fd>:<output fd>`) padded on the left with
+/// slashes (`/proc/<pid>/fd////12` is `/proc/<pid>/fd/12`), so that the runner takes both fields by
+/// position, with no expansion that searches. The longest field, two 7-digit fds, takes 15 of 20.
 pub(crate) const HEADER_LEN: usize = 24;
+
+/// The length field's width: [`INLINE_MAX`] has four digits.
+const LENGTH_LEN: usize = 4;
 
 /// Commands up to this long (ASCII, no NUL) travel in the call record: the whole record then stays
 /// within `PIPE_BUF`, so it is written in one piece, and the runner reads the command in one `read`.
@@ -84,13 +89,14 @@ pub(crate) struct RunnerPaths<'a> {
 /// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("__b{tag}{name}");
-    let (s, h, f, l, c, x) = (v("s"), v("h"), v("f"), v("l"), v("c"), v("x"));
+    let (s, h, f, c, x) = (v("s"), v("h"), v("f"), v("c"), v("x"));
     let mut out = String::with_capacity(1000);
-    // The status is taken in the loop's condition: in the body, `$?` would be the condition's.
-    // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99`
-    // reaches the outermost loop, out of any loop of the command).
-    out.push_str("\\builtin trap 'continue 99' INT; ");
-    out.push_str(&format!("until ((0)); do until {s}=$? && ((0)); do "));
+    // The status is taken in the loop's condition (in the body, `$?` would be the condition's), by
+    // one arithmetic command that is always false. Set once: an abort's SIGINT brings the shell back
+    // to the top of the loop (`continue 99` reaches the outermost loop, out of any loop of the
+    // command). `<x>` starts empty: under `set -u` every variable the loop reads must be set.
+    out.push_str(&format!("\\builtin trap 'continue 99' INT; {x}=; "));
+    out.push_str(&format!("until ((0)); do until (({s}=$?, 0)); do "));
     // Between commands the shell holds no descriptor at all: 1 and 2 are closed here, 0 holds the
     // call pipe until the command is read and is closed then, and the command's redirections are
     // undone after it. So no redirection of the runner has anything to save and restore (bash saves
@@ -103,44 +109,49 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // where it read its own input from); a shell that cannot open it any more ends with the
     // command's status.
     out.push_str(&format!("\\exec 0<{call} 1>&- 2>&- || \\builtin exit \"${s}\"; ", call = paths.call));
-    out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; "));
+    // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's) and back
+    // on for the command, whose text then starts by clearing `<x>`: a quiet call pays one `case`.
+    out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='{x}=;set -x;';; esac; "));
     // The last call's report (`$!` cannot change between the command and here). The secret's variable
     // is overwritten by the header right after.
     out.push_str(&format!(
         "\\builtin read -r -N {n} {h}; \
-         {{ \\builtin printf '%s %s %s %s\\0' \"${h}\" \"${s}\" \"${{!-}}\" \"${{PWD-}}\" \
-         || \\builtin echo -ne \"${h} ${s} ${{!-}}\\0\"; }} >{report}; ",
+         \\builtin printf '%s %s %s %s\\0' \"${h}\" \"${s}\" \"${{!-}}\" \"${{PWD-}}\" >{report} \
+         || \\builtin echo -ne \"${h} ${s} ${{!-}}\\0\" >{report}; ",
         n = SECRET_LEN,
         report = paths.report
     ));
+    // The header, checked (only digits, `:`, `@` and `/` may reach a path or `read -N`: a command can
+    // write into the call pipe too), then the command. A command that is not ASCII or is long is
+    // in the memfd.
     out.push_str(&format!(
         "\\builtin read -r -N {n} {h} || \\builtin exit 97; \
-         {f}=${{{h}%% *}} {l}=${{{h}#* }} {l}=${{{l}%% *}}; \
-         [[ -n ${f} && ${f} != *[!0-9:]* && -n ${l} && ${l} != *[!0-9@]* ]] || \\builtin exit 96; ",
-        n = HEADER_LEN
-    ));
-    out.push_str(&format!(
-        "if [[ ${l} == @ ]]; then IFS= \\builtin read -r -d '' {c} <{command}; \
-         else \\builtin read -r -N ${l} {c} || \\builtin exit 97; fi; ",
+         case ${h} in *[!0-9:@/]*) \\builtin exit 96;; \
+         @*) IFS= \\builtin read -r -d '' {c} <{command};; \
+         *) \\builtin read -r -N ${{{h}:0:{len}}} {c} || \\builtin exit 97;; esac; ",
+        n = HEADER_LEN,
+        len = LENGTH_LEN,
         command = paths.command
     ));
     // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
     out.push_str("\\exec 0<&-; ");
     // `<stdout>:<stderr>` when the call splits stdout off (an extracted `| head` limits the
-    // producer's stdout alone); one `[[ ]]` per call otherwise, no extra open.
+    // producer's stdout alone).
     out.push_str(&format!(
-        "if [[ ${f} == *:* ]]; then \\eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\"; \
-         else \\eval \"${x}${c}\" </dev/null >{dir}\"${f}\" 2>&1; fi; ",
+        "case ${h} in *:*) {f}=${{{h}:{len}}}; \
+         \\eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\";; \
+         *) \\eval \"${x}${c}\" </dev/null >{dir}\"${{{h}:{len}}}\" 2>&1;; esac; ",
+        len = LENGTH_LEN,
         dir = paths.fd_dir
     ));
     out.push_str("done; done\n");
     out.into_bytes()
 }
 
-/// What the runtime writes into the call pipe for one call: the header (`<output fd field>
-/// <length>`, or `@` for "read the memfd", space-padded to [`HEADER_LEN`]), the command when
-/// `inline`, then the secret the report must carry ([`SECRET_LEN`] characters), which the runner reads
-/// only once the command is over.
+/// What the runtime writes into the call pipe for one call: the header (the command's length as four
+/// digits, or `@@@@` for "read the memfd", then the output fd field padded to [`HEADER_LEN`] on the
+/// left with slashes), the command when `inline`, then the secret the report must carry
+/// ([`SECRET_LEN`] characters), which the runner reads only once the command is over.
 ///
 /// With `stdout_fd`, the field is `<stdout_fd>:<output_fd>`: stdout goes to its own pipe, stderr to
 /// the output.
@@ -154,15 +165,16 @@ pub(crate) fn call_record(
     use std::io::Write;
     out.clear();
     // Writing into a Vec cannot fail.
-    let _ = match stdout_fd {
-        Some(fd) => write!(out, "{fd}:{output_fd} "),
-        None => write!(out, "{output_fd} "),
-    };
     let _ = match inline {
-        Some(text) => write!(out, "{}", text.len()),
-        None => write!(out, "@"),
+        Some(text) => write!(out, "{:0width$}", text.len(), width = LENGTH_LEN),
+        None => write!(out, "{}", "@".repeat(LENGTH_LEN)),
     };
-    out.resize(out.len().max(HEADER_LEN), b' ');
+    let field = match stdout_fd {
+        Some(fd) => format!("{fd}:{output_fd}"),
+        None => output_fd.to_string(),
+    };
+    out.resize(HEADER_LEN.saturating_sub(field.len()).max(LENGTH_LEN), b'/');
+    out.extend_from_slice(field.as_bytes());
     if let Some(text) = inline {
         out.extend_from_slice(text);
     }
@@ -237,10 +249,10 @@ mod tests {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
         assert!(text.ends_with("done; done\n"));
-        for path in ["\\exec 0</proc/9/fd/3 1>&- 2>&- ||", "} >/proc/9/fd/5;", "</proc/9/fd/4", "\\exec 0<&-;"] {
+        for path in ["\\exec 0</proc/9/fd/3 1>&- 2>&- ||", "\" >/proc/9/fd/5 ||", "</proc/9/fd/4", "\\exec 0<&-;"] {
             assert!(text.contains(path), "{path} in {text}");
         }
-        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/\"$__ba1f\" 2>&1"), "{text}");
+        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/\"${__ba1h:4}\" 2>&1"), "{text}");
     }
 
     #[test]
@@ -259,13 +271,13 @@ mod tests {
     fn call_record_is_header_command_secret() {
         let mut out = Vec::new();
         call_record(&mut out, 12, None, inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"12 4                    trues3cr3t");
+        assert_eq!(out, b"0004//////////////////12trues3cr3t");
         call_record(&mut out, 12, Some(13), inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"13:12 4                 trues3cr3t");
+        assert_eq!(out, b"0004///////////////13:12trues3cr3t");
         call_record(&mut out, 12, None, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
-        assert_eq!(out, b"12 @                    s3cr3t");
+        assert_eq!(out, b"@@@@//////////////////12s3cr3t");
         call_record(&mut out, 1_048_575, Some(1_048_574), inline(&[b'x'; INLINE_MAX]), "k");
-        assert_eq!(&out[..HEADER_LEN], b"1048574:1048575 4000    ");
+        assert_eq!(&out[..HEADER_LEN], b"4000/////1048574:1048575");
         assert_eq!(inline(b"a\0b"), None);
         assert_eq!(inline("echo é".as_bytes()), None, "read -N counts characters");
         assert_eq!(inline(b""), None);
