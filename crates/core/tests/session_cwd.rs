@@ -86,3 +86,17 @@ fn readonly_oldpwd_does_not_make_later_calls_fail() {
         assert!(!result.text().contains("restarted"), "{}", result.text());
     }
 }
+
+#[test]
+fn a_directory_named_like_a_deleted_one_is_not_taken_for_it() {
+    // The kernel names a deleted cwd `<path> (deleted)`; a real directory of that name must not pass
+    // for it: the next command runs in the directory the session says it is in.
+    let (state, start) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let rt = runtime(state.path());
+    let session = session_in(&rt, start.path());
+    let result = run(&session, r#"mkdir -p d/x "d/x (deleted)" && cd d/x && rmdir "$PWD""#);
+    let decoy = start.path().canonicalize().unwrap().join("d/x (deleted)");
+    assert_eq!(result.cwd, decoy.display().to_string(), "{result:?}");
+    let result = run(&session, "pwd -P");
+    assert_eq!((result.exit_code, result.output.as_str()), (Some(0), format!("{}\n", decoy.display()).as_str()));
+}

@@ -120,6 +120,39 @@ fn a_header_written_into_the_call_pipe_reaches_no_path() {
 }
 
 #[test]
+fn set_e_does_not_stop_a_command_that_travels_in_the_memfd() {
+    // Not ASCII, so not inline: the runner reads it from the memfd, a read that must not fail.
+    let pool = ShellPool::default();
+    in_shell(&pool, Some("s"), "set -e");
+    let (execution, output) = in_shell(&pool, Some("s"), "echo \u{e9}t\u{e9}");
+    assert_eq!((execution.outcome, output.as_str()), (OK, "\u{e9}t\u{e9}\n"));
+    assert_eq!(execution.shell, ShellEvent::Reused);
+}
+
+#[test]
+fn an_ifs_of_digits_keeps_the_shell_and_its_state() {
+    let pool = ShellPool::default();
+    in_shell(&pool, Some("s"), "x=kept; IFS=/0123456789");
+    let (execution, output) = in_shell(&pool, Some("s"), "echo \"[$x]\"");
+    assert_eq!((execution.outcome, output.as_str(), execution.shell), (OK, "[kept]\n", ShellEvent::Reused));
+}
+
+#[test]
+fn a_shadowed_builtin_never_runs_the_last_command_again() {
+    // With `builtin` a function, the runner's reads do nothing: it must not `eval` the old command
+    // again and again until the deadline.
+    let pool = ShellPool::default();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let script = format!("builtin() {{ :; }}; echo once >>{}", log.path().display());
+    let mut req = shell_request(Some("s"), &script);
+    req.timeout = std::time::Duration::from_secs(1);
+    run_on(&pool, &req);
+    assert_eq!(std::fs::read_to_string(log.path()).unwrap(), "once\n");
+    let (next, output) = in_shell(&pool, Some("s"), "echo ok");
+    assert_eq!((next.outcome, output.as_str()), (OK, "ok\n"));
+}
+
+#[test]
 fn closing_the_runners_descriptors_keeps_the_report_out_of_the_output() {
     // Whatever the descriptors bash might keep (copies of saved ones, its own input): closing them
     // changes nothing, and the shell holds none of the runner's files for the command to close.

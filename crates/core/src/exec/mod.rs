@@ -248,8 +248,8 @@ pub enum ReplaceReason {
     CallFailed,
     /// Its command stopped it (`kill -STOP $$`): a stopped shell never answers.
     Stopped,
-    /// It stopped answering: its command disabled what the runner needs (`enable -n printf`,
-    /// `set -n`, a DEBUG trap that skips commands, a function named `builtin`).
+    /// It stopped answering: its command disabled what the runner needs (`enable -n printf echo`,
+    /// `set -n`, a DEBUG trap that skips commands or reads stdin).
     Unresponsive,
     /// It could no longer enter a directory that exists (a `cd` broken by its commands).
     CannotCd,

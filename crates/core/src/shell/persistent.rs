@@ -309,7 +309,9 @@ impl PersistentShell {
         // directory deleted or moved away reads otherwise): one `readlink` instead of two `stat`s.
         // Paths through a symbolic link are compared by inode. (A mount made over the directory
         // while the shell is idle leaves it where it is, as it would leave an interactive shell.)
-        std::fs::read_link(&cwd).is_ok_and(|real| real == dir) || same_dir(&cwd, dir)
+        // A directory named `x (deleted)` must not pass for the deleted `x`.
+        let spelled = |real: &Path| real == dir && !real.as_os_str().as_bytes().ends_with(b" (deleted)");
+        std::fs::read_link(&cwd).is_ok_and(|real| spelled(&real)) || same_dir(&cwd, dir)
     }
 
     /// Runs one command (after a `cd` of its own when the call sets a directory). Errors only when
@@ -377,7 +379,12 @@ impl PersistentShell {
         self.secret = secret(self.nonce, self.calls);
         let inline = protocol::inline(call.script);
         if inline.is_none() {
-            self.command.write(call.script).map_err(ExecError::Setup)?;
+            // Ended by a NUL, where the runner's `read -d ''` stops: it then succeeds (at the end of
+            // the file it would fail, which `set -e` or an ERR trap would act on).
+            let mut text = Vec::with_capacity(call.script.len() + 1);
+            text.extend_from_slice(call.script);
+            text.push(0);
+            self.command.write(&text).map_err(ExecError::Setup)?;
         }
         let (read, write) = held_output_pipe().map_err(ExecError::Setup)?;
         let stdout_pipe = if call.split_stdout { Some(held_output_pipe().map_err(ExecError::Setup)?) } else { None };
@@ -834,6 +841,8 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
         let parent = nix::unistd::getpid();
         let name = shell.file_name().map_or_else(|| shell.clone().into_os_string(), |n| n.to_os_string());
         let mut command = Command::new(&shell);
+        // The runner on stdin, not as `-c`: under `-c`, bash undoes the `eval`'s redirections before
+        // an EXIT trap runs, so what `trap 'echo bye' EXIT; exit 3` prints would be lost.
         command
             .arg0(name)
             .args(["--noprofile", "--norc"])

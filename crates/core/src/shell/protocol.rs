@@ -46,9 +46,17 @@
 //! - An abort sends SIGINT to the shell after the command's processes are killed: the trap jumps back
 //!   to the top of the loop (`continue 99` reaches the outermost loop, out of any loop of the
 //!   command), so the shell keeps its state like an interactive shell after Ctrl-C.
-//! - Whatever breaks the runner anyway (`enable -n printf`, `set -n`, a function named `builtin`)
-//!   leaves a shell that stops answering: the runtime notices that the secret was consumed with no
-//!   report following, or that the shell stopped (`kill -STOP $$`), and replaces it.
+//! - Whatever breaks the runner anyway (`enable -n printf echo`, `set -n`) leaves a shell that stops
+//!   answering: the runtime notices that the secret was consumed with no report following, or that
+//!   the shell stopped (`kill -STOP $$`), and replaces it. A function named `builtin` turns every
+//!   step of the runner into nothing, the reads included; the loop's condition spoils the header and
+//!   the command each time, so the shell runs nothing more (no command again) until the call's
+//!   deadline or abort, which kill it.
+//! - Known gaps, in DEBUG traps only: the runner's steps run with the call pipe as stdin, or with
+//!   descriptor 0 closed at the top of the loop. A DEBUG trap that reads stdin takes the call's
+//!   record (the shell stops answering and is replaced), and one that opens a file for input onto a
+//!   descriptor of its own (`exec 3<file`) while 0 is closed makes bash 5.2 crash (the shell is
+//!   replaced). Commands themselves always run with `/dev/null` as stdin.
 //!
 //! Each statement of the loop costs the shell a few microseconds of interpretation per call, and
 //! each redirection a few more (bash saves a descriptor it redirects and restores it afterwards,
@@ -92,11 +100,12 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let (s, h, f, c, x) = (v("s"), v("h"), v("f"), v("c"), v("x"));
     let mut out = String::with_capacity(1000);
     // The status is taken in the loop's condition (in the body, `$?` would be the condition's), by
-    // one arithmetic command that is always false. Set once: an abort's SIGINT brings the shell back
-    // to the top of the loop (`continue 99` reaches the outermost loop, out of any loop of the
-    // command). `<x>` starts empty: under `set -u` every variable the loop reads must be set.
-    out.push_str(&format!("\\builtin trap 'continue 99' INT; {x}=; "));
-    out.push_str(&format!("until ((0)); do until (({s}=$?, 0)); do "));
+    // one arithmetic command that is always false; it also spoils the header and the command, so
+    // that a runner whose `builtin` was shadowed by a function (its reads then do nothing) cannot run
+    // the last command again. Set once: an abort's SIGINT brings the shell back to the top of the
+    // loop (`continue 99` reaches the outermost loop, out of any loop of the command).
+    out.push_str("\\builtin trap 'continue 99' INT; ");
+    out.push_str(&format!("until ((0)); do until (({s}=$?, {h}=-1, {c}=0, 0)); do "));
     // Between commands the shell holds no descriptor at all: 1 and 2 are closed here, 0 holds the
     // call pipe until the command is read and is closed then, and the command's redirections are
     // undone after it. So no redirection of the runner has anything to save and restore (bash saves
@@ -110,8 +119,8 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // command's status.
     out.push_str(&format!("\\exec 0<{call} 1>&- 2>&- || \\builtin exit \"${s}\"; ", call = paths.call));
     // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's) and back
-    // on for the command, whose text then starts by clearing `<x>`: a quiet call pays one `case`.
-    out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='{x}=;set -x;';; esac; "));
+    // on for the command.
+    out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; "));
     // The last call's report (`$!` cannot change between the command and here). The secret's variable
     // is overwritten by the header right after.
     out.push_str(&format!(
@@ -123,12 +132,13 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     // The header, checked (only digits, `:`, `@` and `/` may reach a path or `read -N`: a command can
     // write into the call pipe too), then the command. A command that is not ASCII or is long is
-    // in the memfd.
+    // in the memfd, ended by a NUL (so that the `read` succeeds, under `set -e` too). Every expansion
+    // is quoted: `IFS` may hold digits.
     out.push_str(&format!(
         "\\builtin read -r -N {n} {h} || \\builtin exit 97; \
          case ${h} in *[!0-9:@/]*) \\builtin exit 96;; \
          @*) IFS= \\builtin read -r -d '' {c} <{command};; \
-         *) \\builtin read -r -N ${{{h}:0:{len}}} {c} || \\builtin exit 97;; esac; ",
+         *) \\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97;; esac; ",
         n = HEADER_LEN,
         len = LENGTH_LEN,
         command = paths.command
