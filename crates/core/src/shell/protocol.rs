@@ -23,22 +23,26 @@
 //!
 //! - Every runner file is opened by path per call (`/proc/<runtime pid>/fd/<n>`), so a command that
 //!   closes descriptors (`exec 10>&- 11>&-`) or redirects its own output for good (`exec >log`) breaks
-//!   nothing: the next call opens everything afresh. Between calls the shell holds no descriptor at
-//!   all (see [`runner`]), so there is nothing of the runner's for a command to close or write to.
+//!   nothing: the next call opens everything afresh. While a command runs the shell holds none of
+//!   the runner's descriptors (see [`runner`]), so there is nothing of the runner's for it to close
+//!   or write to.
 //!   The runner's variables have names drawn per shell, so `declare -i`/`readonly` on a guessed name
 //!   changes nothing.
 //! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
-//!   except under `read -N`, which asks for all N at once. So everything the runner reads has a length
-//!   known beforehand: the secret (16 hex digits), a fixed-width header (the command's length, then
-//!   the output fd field, each taken by position), then the command itself. That makes a call three `read(2)`s
-//!   whatever the command's length. `read -N` counts characters, not bytes: only ASCII commands
-//!   travel inline (one character per byte in every locale); others go through the memfd.
+//!   except under `read -N`, which asks for all N at once. So everything the runner reads has a
+//!   length known beforehand: the secret (16 hex digits), a fixed-width header (the command's
+//!   length, then the output fd field, each taken by position), then the command itself. That makes
+//!   a call three `read(2)`s whatever the command's length. `read -N` counts characters, not bytes:
+//!   only ASCII commands travel inline (one character per byte in every locale); others go through
+//!   the memfd.
 //! - The report's secret is written into the call pipe with the call, after the command, and read
 //!   only after the command ended: no variable, file, descriptor or trace holds it while the command
-//!   runs, so a command cannot forge its own report. The runtime writes a first secret when it starts
-//!   the shell, so every iteration begins with a report (the first one answers nothing and is
-//!   skipped). Status and `$!` come from the report; the cwd is checked against `/proc/<shell>/cwd`,
-//!   which no command can fake.
+//!   runs, so nothing a command prints or leaves behind passes for its report. (One that sets out to
+//!   forge it can: it runs as the user and may open the call pipe by path, or use `extdebug` DEBUG
+//!   traps; its cwd it cannot forge.) The runtime writes a first secret when it starts the shell, so
+//!   every iteration begins with a report (the first one answers nothing and is skipped). Status
+//!   and `$!` come from the report; the cwd is checked against `/proc/<shell>/cwd`, which no command
+//!   can fake.
 //! - `until ((0))` and not `while :`: a command skipped by a DEBUG trap under `extdebug` returns 0,
 //!   which ends an `until` (the shell then reads the end of its input and exits, and is replaced),
 //!   where a `while :` would spin for ever. The two loops keep a stray `break` or `continue` from
@@ -106,9 +110,9 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // loop (`continue 99` reaches the outermost loop, out of any loop of the command).
     out.push_str("\\builtin trap 'continue 99' INT; ");
     out.push_str(&format!("until ((0)); do until (({s}=$?, {h}=-1, {c}=0, 0)); do "));
-    // Between commands the shell holds no descriptor at all: 1 and 2 are closed here, 0 holds the
-    // call pipe until the command is read and is closed then, and the command's redirections are
-    // undone after it. So no redirection of the runner has anything to save and restore (bash saves
+    // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
+    // and 2 are closed here, 0 holds the call pipe and is closed before the command, and the
+    // command's redirections are undone after it. So no redirection of the runner has anything to save and restore (bash saves
     // a descriptor with four `fcntl`s and restores it with three more), a command finds no saved
     // copy of the runner's files to close or write to, and what the runner's own steps would print
     // (traces, DEBUG-trap output, errors) goes nowhere. Closing them again each time also ends what
