@@ -153,6 +153,21 @@ fn a_shadowed_builtin_never_runs_the_last_command_again() {
 }
 
 #[test]
+fn an_inherited_tmout_does_not_end_an_idle_shell() {
+    // `TMOUT` would time out the runner's `read` of the next call: the shell, idle longer than that,
+    // must still be there with its state. The wait is the behaviour under test (idle time), not a
+    // synchronisation.
+    let pool = ShellPool::default();
+    let mut req = shell_request(Some("s"), "x=kept");
+    req.env = vec![("TMOUT".into(), "1".into())].into();
+    run_on(&pool, &req);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    req.script = "echo \"[$x] [${TMOUT-unset}]\"".into();
+    let (execution, output) = run_on(&pool, &req);
+    assert_eq!((execution.outcome, output.as_str(), execution.shell), (OK, "[kept] [unset]\n", ShellEvent::Reused));
+}
+
+#[test]
 fn closing_the_runners_descriptors_keeps_the_report_out_of_the_output() {
     // Whatever the descriptors bash might keep (copies of saved ones, its own input): closing them
     // changes nothing, and the shell holds none of the runner's files for the command to close.

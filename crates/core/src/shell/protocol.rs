@@ -107,8 +107,10 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // one arithmetic command that is always false; it also spoils the header and the command, so
     // that a runner whose `builtin` was shadowed by a function (its reads then do nothing) cannot run
     // the last command again. Set once: an abort's SIGINT brings the shell back to the top of the
-    // loop (`continue 99` reaches the outermost loop, out of any loop of the command).
-    out.push_str("\\builtin trap 'continue 99' INT; ");
+    // loop (`continue 99` reaches the outermost loop, out of any loop of the command). An inherited
+    // `TMOUT` (hardened hosts export one) would be the timeout of the runner's idle `read` and end
+    // the shell after that long without a call: it is unset once, before the loop.
+    out.push_str("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; ");
     out.push_str(&format!("until ((0)); do until (({s}=$?, {h}=-1, {c}=0, 0)); do "));
     // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
     // and 2 are closed here, 0 holds the call pipe and is closed before the command, and the
