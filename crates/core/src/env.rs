@@ -99,10 +99,7 @@ impl CommandEnv {
             }
         }
         base.extend(user.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
-        // As in [`Vars::new`].
-        base.reverse();
-        base.sort_by(|a, b| a.0.cmp(&b.0));
-        base.dedup_by(|later, first| later.0 == first.0);
+        normalize(&mut base);
         Self { base }
     }
 
@@ -118,6 +115,15 @@ impl CommandEnv {
         env.extend(extra.iter().map(|(k, v)| (OsString::from(k), v.clone())));
         env
     }
+}
+
+/// One entry per name, the last one given (as when the list is applied in order), sorted by name.
+fn normalize(list: &mut Vec<(OsString, OsString)>) {
+    // Reversed, a stable sort puts the last given of each name first in its run: the one `dedup_by`
+    // keeps.
+    list.reverse();
+    list.sort_by(|a, b| a.0.cmp(&b.0));
+    list.dedup_by(|later, first| later.0 == first.0);
 }
 
 /// Variables a command gets on top of the inherited environment, as one value per name (the last one
@@ -136,11 +142,7 @@ pub struct Vars {
 impl Vars {
     /// Normalizes `list` (later entries win, sorted by name) and hashes it.
     pub fn new(mut list: Vec<(OsString, OsString)>) -> Self {
-        // Reversed, a stable sort puts the last given of each name first in its run: the one
-        // `dedup_by` keeps.
-        list.reverse();
-        list.sort_by(|a, b| a.0.cmp(&b.0));
-        list.dedup_by(|later, first| later.0 == first.0);
+        normalize(&mut list);
         let mut hasher = DefaultHasher::new();
         list.hash(&mut hasher);
         Self { hash: hasher.finish(), list: list.into() }

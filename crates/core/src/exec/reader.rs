@@ -65,14 +65,7 @@ impl OutputReader {
         // command, writers gone), which closes the reader with no `FIONREAD`, no later `poll` for
         // writers and no chunk buffer to allocate; and a read short of its buffer took all there was.
         let mut probe = [0u8; PROBE];
-        let n = loop {
-            match nix::unistd::read(fd, &mut probe) {
-                Ok(n) => break n,
-                Err(Errno::EINTR) => continue,
-                Err(Errno::EAGAIN) => return Ok(()),
-                Err(e) => return Err(e.into()),
-            }
-        };
+        let Some(n) = read_some(fd.as_fd(), &mut probe)? else { return Ok(()) };
         if n == 0 {
             self.close();
             return Ok(());
@@ -113,14 +106,7 @@ impl OutputReader {
         if self.buf.is_empty() {
             self.buf = vec![0; CHUNK];
         }
-        let n = loop {
-            match nix::unistd::read(fd, &mut self.buf[..max]) {
-                Ok(n) => break n,
-                Err(Errno::EINTR) => continue,
-                Err(Errno::EAGAIN) => return Ok(None),
-                Err(e) => return Err(e.into()),
-            }
-        };
+        let Some(n) = read_some(fd.as_fd(), &mut self.buf[..max])? else { return Ok(None) };
         if n >= pipe::BULK_READ && !self.grown {
             pipe::grow(fd.as_fd());
             self.grown = true;
@@ -142,6 +128,18 @@ impl OutputReader {
             self.close();
         }
         flow
+    }
+}
+
+/// One `read`, retried on EINTR: `None` when nothing was ready (`EAGAIN`).
+fn read_some(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    loop {
+        match nix::unistd::read(fd, buf) {
+            Ok(n) => return Ok(Some(n)),
+            Err(Errno::EINTR) => continue,
+            Err(Errno::EAGAIN) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
