@@ -3,10 +3,13 @@
 //! a session command, and start to first answer.
 //!
 //! The floors: a bare bash driven over pipes; and this bench re-run as the least a JSON-lines server in
-//! front of a long-lived bash can be (`--relay`, one thread, blocking IO), once sending the command
-//! and a sentinel down the shell's stdin, once giving each call an output pipe of its own, the least
-//! that keeps one call's output out of another's. Every row also reports the CPU time per call of the
-//! server (all its threads) and of its shells, from `/proc/<pid>/task/*/schedstat`.
+//! front of a long-lived bash can be (`--relay`, one thread, blocking IO): once sending the command
+//! and a sentinel down the shell's stdin; once giving each call an output pipe of its own, with the
+//! command and a report sent as script text (which bash parses a byte per `read`); and once with the
+//! same output pipe per call in front of the least runner loop (`read -N` of a fixed-width header and
+//! the command, the call and report pipes held for good), the least that keeps one call's output out
+//! of another's. None of them survives a hostile command. Every row also reports the CPU time per call
+//! of the server (all its threads) and of its shells, from `/proc/<pid>/task/*/schedstat`.
 //!
 //! ```text
 //! cargo bench -p bashrt --bench rpc_latency -- [--n N] [--rounds R] [--json FILE] [--bin LABEL=PATH]...
@@ -141,8 +144,11 @@ const RELAY_ROWS: usize = 2;
 
 /// The relay floors: this bench re-run as the least a JSON-lines server in front of a long-lived bash
 /// can be (`--relay MODE`), timed with the same requests as bashrt.
-const RELAYS: [(&str, &str); 2] =
-    [("floor: relay to driven bash", "pipe"), ("floor: relay, output pipe per call", "isolated")];
+const RELAYS: [(&str, &str); 3] = [
+    ("floor: relay to driven bash", "pipe"),
+    ("floor: relay, output pipe per call", "isolated"),
+    ("floor: least runner, output pipe per call", "runner"),
+];
 
 /// Serves `bash` requests on stdin, one at a time on one thread with blocking IO, through one bash:
 /// each line parsed as JSON, the command sent to the shell, a response line written with its exit code
@@ -150,12 +156,25 @@ const RELAYS: [(&str, &str); 2] =
 /// the sentinel (output and sentinel share one stream). `isolated`: what keeps each call's output apart
 /// at the least cost: a fresh pipe per call that the shell opens by `/proc` path for the command's
 /// stdout and stderr (stdin `/dev/null`), and a NUL-terminated report of status and `$PWD` on the
-/// shell's stdout; the output is read to EOF once the report came. Neither survives a hostile command.
+/// shell's stdout; the output is read to EOF once the report came. `runner`: the same isolation at
+/// the least cost to the shell: a loop given with `-c` (so bash never parses a call byte by byte, as
+/// it parses a script read from a pipe) that takes a fixed-width header and the command with `read -N`
+/// from its stdin, which stays the call pipe, runs the command with the output pipe opened by path,
+/// and prints the report on its stdout, which stays the report pipe. None survives a hostile command.
 fn relay(mode: &str) {
     use std::io::Read;
-    let isolated = mode == "isolated";
+    use std::os::fd::AsRawFd;
+    let fd_dir = format!("/proc/{}/fd/", std::process::id());
+    let runner = format!(
+        "while read -r -N 16 h; do read -r -N \"${{h:0:4}}\" c; \
+         eval \"$c\" </dev/null >{fd_dir}\"${{h:4}}\" 2>&1; printf '%s %s\\0' \"$?\" \"$PWD\"; done"
+    );
+    let mut args = vec!["--noprofile", "--norc"];
+    if mode == "runner" {
+        args.extend(["-c", runner.as_str()]);
+    }
     let mut shell = Command::new("bash")
-        .args(["--noprofile", "--norc"])
+        .args(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -166,7 +185,6 @@ fn relay(mode: &str) {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     let (mut line, mut script, mut got, mut buf) = (String::new(), Vec::new(), Vec::new(), vec![0u8; 4096]);
-    let fd_dir = format!("/proc/{}/fd", std::process::id());
     while stdin.read_line(&mut line).unwrap_or(0) > 0 {
         let request: serde_json::Value = serde_json::from_str(&line).expect("request");
         line.clear();
@@ -174,12 +192,16 @@ fn relay(mode: &str) {
         script.clear();
         got.clear();
         let mut output = Vec::new();
-        // `isolated`: the command's own output pipe, which the shell opens by path.
-        let pipe = isolated.then(|| nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe"));
+        // `isolated` and `runner`: the command's own output pipe, which the shell opens by path.
+        let pipe = (mode != "pipe").then(|| nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("pipe"));
         let end: &[u8] = match &pipe {
+            Some((_, write)) if mode == "runner" => {
+                write!(script, "{:04}{:/>12}{command}", command.len(), write.as_raw_fd()).ok();
+                b"\0"
+            }
             Some((_, write)) => {
                 let quoted = command.replace('\'', "'\\''");
-                let out = format!("{fd_dir}/{}", std::os::fd::AsRawFd::as_raw_fd(write));
+                let out = format!("{fd_dir}{}", write.as_raw_fd());
                 writeln!(script, "eval '{quoted}' </dev/null >{out} 2>&1; printf '%s %s\\0' \"$?\" \"$PWD\"").ok();
                 b"\0"
             }

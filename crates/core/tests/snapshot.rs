@@ -1,10 +1,15 @@
 //! Shell snapshot against a real `.bashrc` in a fake HOME, loaded by a real interactive bash.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use bashrt_core::exec::ShellEvent;
 use bashrt_core::shell::snapshot::{capture, SnapshotError};
+use bashrt_core::shell::ShellPool;
+use bashrt_core::Outcome;
 
 const BASHRC: &str = r#"
 alias ll='echo LL'
@@ -54,6 +59,30 @@ fn snapshot_has_what_an_interactive_shell_sees() {
     // The rc's syntax error ends bash's own reading of it; everything before it is kept.
     assert!(snap.functions >= 3 && snap.aliases >= 2, "{snap:?}");
     assert!(!bash_with(&out, "type never 2>&1").contains("aliased"));
+}
+
+#[test]
+fn wrappers_of_the_builtins_the_runner_uses_stay_out_of_the_shells() {
+    // Wrappers that log or tweak and then call the real builtin: harmless in an interactive shell,
+    // but the long-lived shell's loop calls `exec`, `eval` and `builtin` itself.
+    let home = tempfile::tempdir().unwrap();
+    let rc = "exec() { builtin exec \"$@\"; }\neval() { builtin eval \"$@\"; }\n\
+              builtin() { command builtin \"$@\"; }\nkept() { echo kept; }\n";
+    std::fs::write(home.path().join(".bashrc"), rc).unwrap();
+    let out = home.path().join("snap.sh");
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    for name in ["exec", "eval", "builtin"] {
+        let note = format!("function {name}: shadows a builtin the shell's loop uses");
+        assert!(snap.skipped.contains(&note), "{note} in {:?}", snap.skipped);
+    }
+    let pool = ShellPool::default();
+    let mut req = support::shell_request(None, "kept; type -t exec eval builtin");
+    req.snapshot = Some(out.clone());
+    let (first, output) = support::run_on(&pool, &req);
+    assert_eq!((first.outcome, output.as_str()), (Outcome::Exited { code: 0 }, "kept\nbuiltin\nbuiltin\nbuiltin\n"));
+    req.script = "echo again".into();
+    let (second, output) = support::run_on(&pool, &req);
+    assert_eq!((second.shell, output.as_str()), (ShellEvent::Reused, "again\n"));
 }
 
 #[test]

@@ -83,8 +83,12 @@ pub(crate) fn watch_outputs(
             return Ok(Ending::Cancelled);
         }
         if finished {
-            for output in outputs.iter_mut() {
-                output.drain(consumer)?;
+            // What was written before the done event is seen by the same `poll`: an output it did
+            // not find readable had nothing yet, and what comes later is the caller's to drain.
+            for (output, readable) in outputs.iter_mut().zip(readable) {
+                if readable {
+                    output.drain(consumer)?;
+                }
             }
             return Ok(Ending::Done);
         }

@@ -352,12 +352,8 @@ impl PersistentShell {
                 _ => return Ok(report),
             }
         }
-        if pidfd::has_exited(self.exit.fd()) {
-            // Died while idle: the command never reached it.
-            let outcome = self.exit.reap()?;
-            self.walk_background();
-            return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
-        }
+        // A shell that died while idle is found once the call is written: its record is still in
+        // the call pipe, so the command did not start (see `End::Died`).
         let name = self.name.clone();
         let mut words = ParseErrorPrefix::new(out, &name);
         let report = self.run_command(call, &mut words, cancel, deadline, thread);

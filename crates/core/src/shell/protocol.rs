@@ -14,10 +14,13 @@
 //!   exec 0<call pipe 1>&- 2>&- || exit <status>                            # e.g. no fd left
 //!   case $- in *x*) set +x; <prefix>='<prefix>=;set -x;';; esac            # the runner is never traced
 //!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0' >report pipe       # the last call's report
-//!   read -N 24 <h>; case <h> in <not a header>) exit 96;; esac             # waits for the next call
-//!   read -N <length> <command>, or read it from <command memfd>
-//!   exec 0<&-                                                              # the call pipe is closed
-//!   eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1  # or >stdout 2>output
+//!   read -N 24 <h>                                                         # waits for the next call
+//!   case <h> in <not a header>) exit 96;;                                  # one case, four branches:
+//!     <inline or memfd, output or stdout:output>)                          # where the command is,
+//!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
+//!       exec 0<&-                                                          # the call pipe is closed
+//!       eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1;;  # or >stdout 2>output
+//!   esac
 //! done; done
 //! ```
 //!
@@ -137,28 +140,31 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
         report = paths.report
     ));
     // The header, checked (only digits, `:`, `@` and `/` may reach a path or `read -N`: a command can
-    // write into the call pipe too), then the command. A command that is not ASCII or is long is
-    // in the memfd, ended by a NUL (so that the `read` succeeds, under `set -e` too). Every expansion
+    // write into the call pipe too), then the command, then the call pipe is closed (no descriptor of
+    // the shell holds the secret while the command runs), then the command. One `case` does it all:
+    // each statement of the loop costs the shell microseconds. A command that is not ASCII or is long
+    // is in the memfd, ended by a NUL (so that the `read` succeeds, under `set -e` too). The output fd
+    // field is `<stdout>:<stderr>` when the call splits stdout off (an extracted `| head` limits the
+    // producer's stdout alone). The redirections are `eval`'s own, not a group's around it (bash
+    // applies and undoes those a few microseconds faster): a DEBUG trap runs before each simple
+    // command, and would run for the `eval` with the command's output as its own. Every expansion
     // is quoted: `IFS` may hold digits.
+    let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\exec 0<&-;", command = paths.command);
+    let inline =
+        format!("\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\exec 0<&-;", len = LENGTH_LEN);
+    let split = format!(
+        "{f}=${{{h}:{len}}}; \\eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\";;",
+        len = LENGTH_LEN,
+        dir = paths.fd_dir
+    );
+    let merged =
+        format!("\\eval \"${x}${c}\" </dev/null >{dir}\"${{{h}:{len}}}\" 2>&1;;", len = LENGTH_LEN, dir = paths.fd_dir);
     out.push_str(&format!(
         "\\builtin read -r -N {n} {h} || \\builtin exit 97; \
          case ${h} in *[!0-9:@/]*) \\builtin exit 96;; \
-         @*) IFS= \\builtin read -r -d '' {c} <{command};; \
-         *) \\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97;; esac; ",
+         @*:*) {memfd} {split} @*) {memfd} {merged} \
+         *:*) {inline} {split} *) {inline} {merged} esac; ",
         n = HEADER_LEN,
-        len = LENGTH_LEN,
-        command = paths.command
-    ));
-    // The call pipe is closed before the command runs: no descriptor of the shell holds the secret.
-    out.push_str("\\exec 0<&-; ");
-    // `<stdout>:<stderr>` when the call splits stdout off (an extracted `| head` limits the
-    // producer's stdout alone).
-    out.push_str(&format!(
-        "case ${h} in *:*) {f}=${{{h}:{len}}}; \
-         \\eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\";; \
-         *) \\eval \"${x}${c}\" </dev/null >{dir}\"${{{h}:{len}}}\" 2>&1;; esac; ",
-        len = LENGTH_LEN,
-        dir = paths.fd_dir
     ));
     out.push_str("done; done\n");
     out.into_bytes()

@@ -38,6 +38,11 @@ pub const COMMON_TOOLS: &[&str] = &[
     "stat", "cut", "sort", "uniq", "xargs", "tee", "tr", "basename", "dirname", "cd", "echo", "printf", "test",
 ];
 
+/// Builtins the long-lived shell's loop calls by name (each of its other steps goes through
+/// `builtin`): a function of the user's with one of these names would run in its place, between the
+/// runtime and every command.
+pub const RUNNER_BUILTINS: &[&str] = &["builtin", "eval", "exec"];
+
 /// The only `shopt` options a snapshot sets, when the user's interactive shell has them on: the user's
 /// functions may need them to parse. `expand_aliases` is always set last (aliases are the point).
 pub const CARRIED_OPTIONS: &[&str] = &["extglob"];
@@ -205,6 +210,8 @@ fn select(items: Vec<Item>, skipped: &mut Vec<String>) -> Vec<Item> {
                 let what = if item.kind == Kind::Function { "function" } else { "alias" };
                 if COMMON_TOOLS.contains(&item.name.as_str()) {
                     skipped.push(format!("{what} {}: shadows a common tool", item.name));
+                } else if item.kind == Kind::Function && RUNNER_BUILTINS.contains(&item.name.as_str()) {
+                    skipped.push(format!("function {}: shadows a builtin the shell's loop uses", item.name));
                 } else if item.name.starts_with("__bashrt") {
                     skipped.push(format!("{what} {}: reserved name", item.name));
                 } else if item.kind == Kind::Alias {
