@@ -252,3 +252,21 @@ fn parse_errors_read_as_under_bash_c() {
         assert_eq!(execution.shell, if script == "if then" { ShellEvent::Started } else { ShellEvent::Reused });
     }
 }
+
+#[test]
+fn allexport_exports_the_users_variables_and_none_of_the_runners() {
+    // `set -a; . ./.env` left on for later calls: what the runner assigns must not reach the
+    // environment of the commands (the command's text would, and past 128 KiB no program could start).
+    let pool = ShellPool::default();
+    in_shell(&pool, None, "set -a");
+    let (_, output) = in_shell(&pool, None, "v=1; env | grep -c '^__b'; env | grep -c '^v=1$'");
+    assert_eq!(output, "0\n1\n");
+    let long = format!("/bin/echo started # {}", "x".repeat(200_000));
+    let (execution, output) = in_shell(&pool, None, &long);
+    assert_eq!((execution.outcome, output.as_str()), (OK, "started\n"));
+    // With tracing too: both come back for the command, and neither shows in the trace (whose
+    // `++` is the `eval` the command runs in).
+    in_shell(&pool, None, "set -x");
+    let (execution, output) = in_shell(&pool, None, "w=3; printenv w; set +x");
+    assert_eq!((execution.outcome, output.as_str()), (OK, "++ w=3\n++ printenv w\n3\n++ set +x\n"));
+}

@@ -12,7 +12,7 @@
 //! trap 'continue 99' INT; <prefix>=                                       # an abort comes back here
 //! until ((0)); do until ((<status>=$?, 0)); do                             # $? of the last command
 //!   exec 0<call pipe 1>&- 2>&- || exit <status>                            # e.g. no fd left
-//!   case $- in *x*) set +x; <prefix>='<prefix>=;set -x;';; esac            # the runner is never traced
+//!   case $- in *[ax]*) set +x +a; <prefix>='set -a;set -x;';; esac         # never traced nor exported
 //!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0' >report pipe       # the last call's report
 //!   read -N 24 <h>                                                         # waits for the next call
 //!   case <h> in <not a header>) exit 96;;                                  # one case, four branches:
@@ -128,8 +128,17 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // command's status.
     out.push_str(&format!("\\exec 0<{call} 1>&- 2>&- || \\builtin exit \"${s}\"; ", call = paths.call));
     // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's) and back
-    // on for the command.
-    out.push_str(&format!("case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; "));
+    // on for the command. So is `set -a` (allexport), under which every variable the runner assigns
+    // would be exported to the command's programs: the command's own text among them, which past
+    // 128 KiB makes every program fail to start ("Argument list too long"). Its variables lose the
+    // export attribute the loop's condition gave them. Both come back as a prefix of the command,
+    // `set -a` first so that it is not traced. The common case, neither on, costs one pattern.
+    out.push_str(&format!(
+        "case $- in *[ax]*) {x}=; \
+         case $- in *x*) \\builtin set +x; {x}='set -x;';; esac; \
+         case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c} {f} {x}; {x}=\"set -a;${x}\";; esac;; \
+         *) {x}=;; esac; "
+    ));
     // The last call's report (`$!` cannot change between the command and here). The secret's variable
     // is overwritten by the header right after.
     out.push_str(&format!(
