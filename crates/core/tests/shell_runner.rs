@@ -270,3 +270,19 @@ fn allexport_exports_the_users_variables_and_none_of_the_runners() {
     let (execution, output) = in_shell(&pool, None, "w=3; printenv w; set +x");
     assert_eq!((execution.outcome, output.as_str()), (OK, "++ w=3\n++ printenv w\n3\n++ set +x\n"));
 }
+
+#[test]
+fn functions_named_eval_or_exec_are_the_users_and_not_the_runners() {
+    // A helper script that defines `eval` (an ML repo's evaluation step) or `exec` (a container
+    // helper): every later command must still run, and the functions stay for the user to call.
+    let pool = ShellPool::default();
+    let (execution, _) = in_shell(&pool, None, "eval() { echo \"evaluating $*\"; }; exec() { echo \"exec $*\"; }");
+    assert_eq!(execution.outcome, OK);
+    let (execution, output) = in_shell(&pool, None, "echo ran; eval model-1; exec shell");
+    assert_eq!(
+        (execution.outcome, execution.shell, output.as_str()),
+        (OK, ShellEvent::Reused, "ran\nevaluating model-1\nexec shell\n")
+    );
+    let (execution, output) = in_shell(&pool, None, "unset -f eval exec; eval echo real");
+    assert_eq!((execution.shell, output.as_str()), (ShellEvent::Reused, "real\n"));
+}

@@ -62,24 +62,28 @@ fn snapshot_has_what_an_interactive_shell_sees() {
 }
 
 #[test]
-fn wrappers_of_the_builtins_the_runner_uses_stay_out_of_the_shells() {
+fn wrappers_of_the_builtins_the_runner_calls_stay_out_of_the_shells() {
     // Wrappers that log or tweak and then call the real builtin: harmless in an interactive shell,
-    // but the long-lived shell's loop calls `exec`, `eval` and `builtin` itself.
+    // but the long-lived shell's loop calls `builtin` and `command` itself. Wrappers of `exec` and
+    // `eval` are the user's to keep: the loop never calls those by name.
     let home = tempfile::tempdir().unwrap();
-    let rc = "exec() { builtin exec \"$@\"; }\neval() { builtin eval \"$@\"; }\n\
-              builtin() { command builtin \"$@\"; }\nkept() { echo kept; }\n";
+    let rc = "builtin() { local b=$1; shift; \"$b\" \"$@\"; }\ncommand() { \"$@\"; }\n\
+              exec() { builtin exec \"$@\"; }\neval() { builtin eval \"$@\"; }\nkept() { echo kept; }\n";
     std::fs::write(home.path().join(".bashrc"), rc).unwrap();
     let out = home.path().join("snap.sh");
     let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
-    for name in ["exec", "eval", "builtin"] {
+    for name in ["builtin", "command"] {
         let note = format!("function {name}: shadows a builtin the shell's loop uses");
         assert!(snap.skipped.contains(&note), "{note} in {:?}", snap.skipped);
     }
     let pool = ShellPool::default();
-    let mut req = support::shell_request(None, "kept; type -t exec eval builtin");
+    let mut req = support::shell_request(None, "kept; type -t builtin command exec eval");
     req.snapshot = Some(out.clone());
     let (first, output) = support::run_on(&pool, &req);
-    assert_eq!((first.outcome, output.as_str()), (Outcome::Exited { code: 0 }, "kept\nbuiltin\nbuiltin\nbuiltin\n"));
+    assert_eq!(
+        (first.outcome, output.as_str()),
+        (Outcome::Exited { code: 0 }, "kept\nbuiltin\nbuiltin\nfunction\nfunction\n")
+    );
     req.script = "echo again".into();
     let (second, output) = support::run_on(&pool, &req);
     assert_eq!((second.shell, output.as_str()), (ShellEvent::Reused, "again\n"));

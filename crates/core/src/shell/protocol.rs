@@ -11,15 +11,15 @@
 //! ```text
 //! trap 'continue 99' INT; <prefix>=                                       # an abort comes back here
 //! until ((0)); do until ((<status>=$?, 0)); do                             # $? of the last command
-//!   exec 0<call pipe 1>&- 2>&- || exit <status>                            # e.g. no fd left
+//!   command exec 0<call pipe 1>&- 2>&- || exit <status>                    # e.g. no fd left
 //!   case $- in *[ax]*) set +x +a; <prefix>='set -a;set -x;';; esac         # never traced nor exported
 //!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0' >report pipe       # the last call's report
 //!   read -N 24 <h>                                                         # waits for the next call
 //!   case <h> in <not a header>) exit 96;;                                  # one case, four branches:
 //!     <inline or memfd, output or stdout:output>)                          # where the command is,
 //!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
-//!       exec 0<&-                                                          # the call pipe is closed
-//!       eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1;;  # or >stdout 2>output
+//!       command exec 0<&-                                                  # the call pipe is closed
+//!       builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1;;  # or >stdout 2>output
 //!   esac
 //! done; done
 //! ```
@@ -55,7 +55,10 @@
 //!   command), so the shell keeps its state like an interactive shell after Ctrl-C.
 //! - Whatever breaks the runner anyway (`enable -n printf echo`, `set -n`) leaves a shell that stops
 //!   answering: the runtime notices that the secret was consumed with no report following, or that
-//!   the shell stopped (`kill -STOP $$`), and replaces it. A function named `builtin` turns every
+//!   the shell stopped (`kill -STOP $$`), and replaces it. Functions named `eval` or `exec` (a
+//!   helper's, the user's) change nothing: the runner calls `builtin eval` and `command exec`.
+//!   A function named `command` makes the call pipe unopenable (the shell exits and is replaced);
+//!   one named `builtin` turns every
 //!   step of the runner into nothing, the reads included; the loop's condition spoils the header and
 //!   the command each time, so the shell runs nothing more (no command again) until the call's
 //!   deadline or abort, which kill it.
@@ -121,12 +124,14 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // a descriptor with four `fcntl`s and restores it with three more), a command finds no saved
     // copy of the runner's files to close or write to, and what the runner's own steps would print
     // (traces, DEBUG-trap output, errors) goes nowhere. Closing them again each time also ends what
-    // an interrupted command left open. `exec` (not `builtin exec`, whose redirections are undone)
-    // opens the call pipe afresh for every call, as descriptor 0 (the lowest free one, so bash needs
+    // an interrupted command left open. `command exec` (not `builtin exec`, whose redirections are
+    // undone; not `exec`, which a function of the user's may stand for: a helper named `exec` or
+    // `eval` is theirs to call, never the runner's, which takes `eval` through `builtin` too) opens
+    // the call pipe afresh for every call, as descriptor 0 (the lowest free one, so bash needs
     // no `dup2`, and never `{var}`: bash 5.2 crashes moving a descriptor opened as 0 while 0 is
     // where it read its own input from); a shell that cannot open it any more ends with the
     // command's status.
-    out.push_str(&format!("\\exec 0<{call} 1>&- 2>&- || \\builtin exit \"${s}\"; ", call = paths.call));
+    out.push_str(&format!("\\command exec 0<{call} 1>&- 2>&- || \\builtin exit \"${s}\"; ", call = paths.call));
     // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's) and back
     // on for the command. So is `set -a` (allexport), under which every variable the runner assigns
     // would be exported to the command's programs: the command's own text among them, which past
@@ -158,16 +163,21 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // applies and undoes those a few microseconds faster): a DEBUG trap runs before each simple
     // command, and would run for the `eval` with the command's output as its own. Every expansion
     // is quoted: `IFS` may hold digits.
-    let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\exec 0<&-;", command = paths.command);
-    let inline =
-        format!("\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\exec 0<&-;", len = LENGTH_LEN);
+    let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\command exec 0<&-;", command = paths.command);
+    let inline = format!(
+        "\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\command exec 0<&-;",
+        len = LENGTH_LEN
+    );
     let split = format!(
-        "{f}=${{{h}:{len}}}; \\eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\";;",
+        "{f}=${{{h}:{len}}}; \\builtin eval \"${x}${c}\" </dev/null >{dir}\"${{{f}%:*}}\" 2>{dir}\"${{{f}#*:}}\";;",
         len = LENGTH_LEN,
         dir = paths.fd_dir
     );
-    let merged =
-        format!("\\eval \"${x}${c}\" </dev/null >{dir}\"${{{h}:{len}}}\" 2>&1;;", len = LENGTH_LEN, dir = paths.fd_dir);
+    let merged = format!(
+        "\\builtin eval \"${x}${c}\" </dev/null >{dir}\"${{{h}:{len}}}\" 2>&1;;",
+        len = LENGTH_LEN,
+        dir = paths.fd_dir
+    );
     out.push_str(&format!(
         "\\builtin read -r -N {n} {h} || \\builtin exit 97; \
          case ${h} in *[!0-9:@/]*) \\builtin exit 96;; \
@@ -280,10 +290,18 @@ mod tests {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
         assert!(text.ends_with("done; done\n"));
-        for path in ["\\exec 0</proc/9/fd/3 1>&- 2>&- ||", "\" >/proc/9/fd/5 ||", "</proc/9/fd/4", "\\exec 0<&-;"] {
+        for path in [
+            "\\command exec 0</proc/9/fd/3 1>&- 2>&- ||",
+            "\" >/proc/9/fd/5 ||",
+            "</proc/9/fd/4",
+            "\\command exec 0<&-;",
+        ] {
             assert!(text.contains(path), "{path} in {text}");
         }
-        assert!(text.contains("\\eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/\"${__ba1h:4}\" 2>&1"), "{text}");
+        assert!(
+            text.contains("\\builtin eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/\"${__ba1h:4}\" 2>&1"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -38,10 +38,10 @@ pub const COMMON_TOOLS: &[&str] = &[
     "stat", "cut", "sort", "uniq", "xargs", "tee", "tr", "basename", "dirname", "cd", "echo", "printf", "test",
 ];
 
-/// Builtins the long-lived shell's loop calls by name (each of its other steps goes through
-/// `builtin`): a function of the user's with one of these names would run in its place, between the
-/// runtime and every command.
-pub const RUNNER_BUILTINS: &[&str] = &["builtin", "eval", "exec"];
+/// Builtins the long-lived shell's loop calls by name (it reaches every other step through these,
+/// `builtin eval`, `command exec`): a function of the user's with one of these names would run in
+/// their place, between the runtime and every command.
+pub const RUNNER_BUILTINS: &[&str] = &["builtin", "command"];
 
 /// The only `shopt` options a snapshot sets, when the user's interactive shell has them on: the user's
 /// functions may need them to parse. `expand_aliases` is always set last (aliases are the point).
