@@ -168,6 +168,18 @@ fn an_inherited_tmout_does_not_end_an_idle_shell() {
 }
 
 #[test]
+fn a_tmout_a_command_sets_does_not_end_the_idle_shell() {
+    // A hardened profile sourced by a command (`readonly TMOUT=900`): the runner's wait for the next
+    // call times out every TMOUT seconds and waits again, the shell and its state kept. The wait is
+    // the behaviour under test (idle time), not a synchronisation.
+    let pool = ShellPool::default();
+    in_shell(&pool, Some("t"), "x=kept; readonly TMOUT=1");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let (execution, output) = in_shell(&pool, Some("t"), "echo \"[$x] [$TMOUT]\"");
+    assert_eq!((execution.outcome, output.as_str(), execution.shell), (OK, "[kept] [1]\n", ShellEvent::Reused));
+}
+
+#[test]
 fn closing_the_runners_descriptors_keeps_the_report_out_of_the_output() {
     // Whatever the descriptors bash might keep (copies of saved ones, its own input): closing them
     // changes nothing, and the shell holds none of the runner's files for the command to close.

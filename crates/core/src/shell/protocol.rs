@@ -14,7 +14,7 @@
 //!   command exec 0<call pipe 1>&- 2>&- || exit <status>                    # e.g. no fd left
 //!   case $- in *[ax]*) set +x +a; <prefix>='set -a;set -x;';; esac         # never traced nor exported
 //!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0' >report pipe       # the last call's report
-//!   read -N 24 <h>                                                         # waits for the next call
+//!   until read -N 24 <h>; do <a TMOUT ran out> || exit 97; done           # waits for the next call
 //!   case <h> in <not a header>) exit 96;;                                  # one case, four branches:
 //!     <inline or memfd, output or stdout:output>)                          # where the command is,
 //!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
@@ -115,7 +115,8 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // the last command again. Set once: an abort's SIGINT brings the shell back to the top of the
     // loop (`continue 99` reaches the outermost loop, out of any loop of the command). An inherited
     // `TMOUT` (hardened hosts export one) would be the timeout of the runner's idle `read` and end
-    // the shell after that long without a call: it is unset once, before the loop.
+    // the shell after that long without a call: it is unset once, before the loop (one a command
+    // sets later only makes that wait start again, below).
     out.push_str("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; ");
     out.push_str(&format!("until ((0)); do until (({s}=$?, {h}=-1, {c}=0, 0)); do "));
     // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
@@ -178,8 +179,12 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
         len = LENGTH_LEN,
         dir = paths.fd_dir
     );
+    // The wait for the next call is the only `read` that waits: under a `TMOUT` a command set (a
+    // hardened profile's `readonly TMOUT=900`) it times out (a status above 128, nothing read) and
+    // waits again; at the end of the input it ends the shell.
     out.push_str(&format!(
-        "\\builtin read -r -N {n} {h} || \\builtin exit 97; \
+        "until \\builtin read -r -N {n} {h}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; \
+         *) \\builtin exit 97;; esac; done; \
          case ${h} in *[!0-9:@/]*) \\builtin exit 96;; \
          @*:*) {memfd} {split} @*) {memfd} {merged} \
          *:*) {inline} {split} *) {inline} {merged} esac; ",
