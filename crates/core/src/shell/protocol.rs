@@ -49,7 +49,10 @@
 //! - `until ((0))` and not `while :`: a command skipped by a DEBUG trap under `extdebug` returns 0,
 //!   which ends an `until` (the shell then reads the end of its input and exits, and is replaced),
 //!   where a `while :` would spin for ever. The two loops keep a stray `break` or `continue` from
-//!   ending the runner.
+//!   ending the runner. Known gap: a `break` or `continue` outside the command's own loops reaches
+//!   the runner's (`eval` keeps bash's loop count), so the rest of the command does not run, where
+//!   `bash -c` prints "only meaningful in a loop" and goes on; `break 2` or more ends the shell,
+//!   which is replaced (the next call says so).
 //! - An abort sends SIGINT to the shell after the command's processes are killed: the trap jumps back
 //!   to the top of the loop (`continue 99` reaches the outermost loop, out of any loop of the
 //!   command), so the shell keeps its state like an interactive shell after Ctrl-C.
