@@ -298,3 +298,24 @@ fn functions_named_eval_or_exec_are_the_users_and_not_the_runners() {
     let (execution, output) = in_shell(&pool, None, "unset -f eval exec; eval echo real");
     assert_eq!((execution.shell, output.as_str()), (ShellEvent::Reused, "real\n"));
 }
+
+#[test]
+fn a_break_outside_the_commands_loops_is_reported_not_hidden() {
+    // `eval` keeps bash's loop count, so a `break` past the command's own loops leaves the runner's
+    // inner loop and the rest of the command does not run. `bash -c` would print an error and go on:
+    // the output says what bash says and that the rest did not run, and the shell stays.
+    let pool = ShellPool::default();
+    in_shell(&pool, None, "v=kept");
+    let (execution, output) = in_shell(&pool, None, "for i in 1 2; do echo $i; break 2; done; echo after");
+    assert_eq!(execution.outcome, Outcome::Exited { code: 1 });
+    assert_eq!(
+        output,
+        "1\nbash: break: only meaningful in a `for', `while', or `until' loop\n\
+         bash: the rest of the command did not run: its `break` left the command's loops\n"
+    );
+    let (execution, output) = in_shell(&pool, None, "echo \"v=$v\"");
+    assert_eq!((execution.shell, output.as_str()), (ShellEvent::Reused, "v=kept\n"));
+    // A function's `break` never reaches a loop outside it, as in `bash -c`.
+    let (_, output) = in_shell(&pool, None, "f() { break; }; f 2>/dev/null; echo on");
+    assert_eq!(output, "on\n");
+}

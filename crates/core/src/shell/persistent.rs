@@ -32,7 +32,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use super::messages::ParseErrorPrefix;
+use super::messages::{self, ParseErrorPrefix};
 use super::pool_thread::PoolThread;
 use super::protocol::{self, Report, RunnerPaths};
 use crate::cancel::CancelToken;
@@ -406,9 +406,14 @@ impl PersistentShell {
 
         let ending = self.wait(output, out, cancel, deadline)?;
         match ending {
-            End::Report(report) => {
+            End::Report(mut report) => {
                 drop((write, stdout_write));
                 drain(output, out)?;
+                if report.status == protocol::BROKE_OUT {
+                    // What `bash -c` prints there, before it goes on; here the rest did not run.
+                    out.consume(messages::broke_out(&self.name).as_bytes());
+                    report.status = 1;
+                }
                 let held = self.release(&mut outputs, thread);
                 let final_cwd = self.cwd_after(&report.pwd);
                 self.pwd.clone_from(&final_cwd);

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! trap 'continue 99' INT; <prefix>=                                       # an abort comes back here
-//! until ((0)); do until ((<status>=$?, 0)); do                             # $? of the last command
+//! until ((0)); do until ((<status>=<broke>?-2:$?, <broke>=0, 0)); do       # $? of the last command
 //!   command exec 0<call pipe 1>&- 2>&- || exit <status>                    # e.g. no fd left
 //!   case $- in *[ax]*) set +x +a; <prefix>='set -a;set -x;';; esac         # never traced nor exported
 //!   read -N 16 <h>; printf '<h> <status> <$!> <$PWD>\0' >report pipe       # the last call's report
@@ -21,7 +21,7 @@
 //!       command exec 0<&-                                                  # the call pipe is closed
 //!       builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output fd> 2>&1;;  # or >stdout 2>output
 //!   esac
-//! done; done
+//! done; <broke>=1; done                                                   # a `break` of the command
 //! ```
 //!
 //! - Every runner file is opened by path per call (`/proc/<runtime pid>/fd/<n>`), so a command that
@@ -49,10 +49,11 @@
 //! - `until ((0))` and not `while :`: a command skipped by a DEBUG trap under `extdebug` returns 0,
 //!   which ends an `until` (the shell then reads the end of its input and exits, and is replaced),
 //!   where a `while :` would spin for ever. The two loops keep a stray `break` or `continue` from
-//!   ending the runner. Known gap: a `break` or `continue` outside the command's own loops reaches
-//!   the runner's (`eval` keeps bash's loop count), so the rest of the command does not run, where
-//!   `bash -c` prints "only meaningful in a loop" and goes on; `break 2` or more ends the shell,
-//!   which is replaced (the next call says so).
+//!   ending the runner. But `eval` keeps bash's loop count: a `break` outside the command's own
+//!   loops leaves the inner one, and the rest of the command does not run, where `bash -c` prints
+//!   "only meaningful in a loop" and goes on. The statement after the inner loop marks the report
+//!   ([`BROKE_OUT`]) and the output says so. Known gaps: a `continue` so placed ends the command
+//!   as quietly, and a `break 2` or more ends the shell, which is replaced (the next call says so).
 //! - An abort sends SIGINT to the shell after the command's processes are killed: the trap jumps back
 //!   to the top of the loop (`continue 99` reaches the outermost loop, out of any loop of the
 //!   command), so the shell keeps its state like an interactive shell after Ctrl-C.
@@ -91,6 +92,10 @@ pub(crate) const HEADER_LEN: usize = 24;
 /// The length field's width: [`INLINE_MAX`] has four digits.
 const LENGTH_LEN: usize = 4;
 
+/// The status a report carries when the command's `break` left the runner's inner loop: the rest of
+/// the command did not run. Negative, so that no exit status can be taken for it.
+pub(crate) const BROKE_OUT: i32 = -2;
+
 /// Commands up to this long (ASCII, no NUL) travel in the call record: the whole record then stays
 /// within `PIPE_BUF`, so it is written in one piece, and the runner reads the command in one `read`.
 pub(crate) const INLINE_MAX: usize = 4000;
@@ -110,7 +115,7 @@ pub(crate) struct RunnerPaths<'a> {
 /// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("__b{tag}{name}");
-    let (s, h, f, c, x) = (v("s"), v("h"), v("f"), v("c"), v("x"));
+    let (s, h, f, c, x, b) = (v("s"), v("h"), v("f"), v("c"), v("x"), v("b"));
     let mut out = String::with_capacity(1000);
     // The status is taken in the loop's condition (in the body, `$?` would be the condition's), by
     // one arithmetic command that is always false; it also spoils the header and the command, so
@@ -120,8 +125,15 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // `TMOUT` (hardened hosts export one) would be the timeout of the runner's idle `read` and end
     // the shell after that long without a call: it is unset once, before the loop (one a command
     // sets later only makes that wait start again, below).
-    out.push_str("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; ");
-    out.push_str(&format!("until ((0)); do until (({s}=$?, {h}=-1, {c}=0, 0)); do "));
+    // `eval` keeps bash's count of enclosing loops: a `break` past the command's own loops ends the
+    // inner loop, and the statement after it marks the next report with [`BROKE_OUT`] (the inner
+    // loop's condition is never true, so nothing else gets there; an abort's `continue 99` skips
+    // it). A `continue` so placed, or a `break 2`, is not seen (that would take a statement per call).
+    out.push_str(&format!("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; {b}=0; "));
+    out.push_str(&format!(
+        "until ((0)); do until (({s}={b}?{broke}:$?, {b}=0, {h}=-1, {c}=0, 0)); do ",
+        broke = BROKE_OUT
+    ));
     // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
     // and 2 are closed here, 0 holds the call pipe and is closed before the command, and the
     // command's redirections are undone after it. So no redirection of the runner has anything to save and restore (bash saves
@@ -145,7 +157,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     out.push_str(&format!(
         "case $- in *[ax]*) {x}=; \
          case $- in *x*) \\builtin set +x; {x}='set -x;';; esac; \
-         case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c} {f} {x}; {x}=\"set -a;${x}\";; esac;; \
+         case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c} {f} {x} {b}; {x}=\"set -a;${x}\";; esac;; \
          *) {x}=;; esac; "
     ));
     // The last call's report (`$!` cannot change between the command and here). The secret's variable
@@ -193,7 +205,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
          *:*) {inline} {split} *) {inline} {merged} esac; ",
         n = HEADER_LEN,
     ));
-    out.push_str("done; done\n");
+    out.push_str(&format!("done; {b}=1; done\n"));
     out.into_bytes()
 }
 
@@ -297,7 +309,7 @@ mod tests {
     fn the_runner_is_one_line_and_names_its_files() {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
-        assert!(text.ends_with("done; done\n"));
+        assert!(text.ends_with("done; __ba1b=1; done\n"));
         for path in [
             "\\command exec 0</proc/9/fd/3 1>&- 2>&- ||",
             "\" >/proc/9/fd/5 ||",
