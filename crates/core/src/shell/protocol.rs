@@ -60,12 +60,11 @@
 //! - Whatever breaks the runner anyway (`enable -n printf echo`, `set -n`) leaves a shell that stops
 //!   answering: the runtime notices that the secret was consumed with no report following, or that
 //!   the shell stopped (`kill -STOP $$`), and replaces it. Functions named `eval` or `exec` (a
-//!   helper's, the user's) change nothing: the runner calls `builtin eval` and `command exec`.
-//!   A function named `command` makes the call pipe unopenable (the shell exits and is replaced);
-//!   one named `builtin` turns every
-//!   step of the runner into nothing, the reads included; the loop's condition spoils the header and
-//!   the command each time, so the shell runs nothing more (no command again) until the call's
-//!   deadline or abort, which kill it.
+//!   helper's, the user's) change nothing: the runner calls `builtin eval` and `command exec`. A
+//!   function named `command` makes the call pipe unopenable (the shell exits and is replaced); one
+//!   named `builtin` turns every step of the runner into nothing, the reads included; the loop's
+//!   condition spoils the header and the command each time, so the shell runs nothing more (no
+//!   command again) until the call's deadline or abort, which kill it.
 //! - Known gaps, in DEBUG traps only: the runner's steps run with the call pipe as stdin, or with
 //!   descriptor 0 closed at the top of the loop. A DEBUG trap that reads stdin takes the call's
 //!   record (the shell stops answering and is replaced), and one that opens a file for input onto a
@@ -136,10 +135,10 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
     // and 2 are closed here, 0 holds the call pipe and is closed before the command, and the
-    // command's redirections are undone after it. So no redirection of the runner has anything to save and restore (bash saves
-    // a descriptor with four `fcntl`s and restores it with three more), a command finds no saved
-    // copy of the runner's files to close or write to, and what the runner's own steps would print
-    // (traces, DEBUG-trap output, errors) goes nowhere. Closing them again each time also ends what
+    // command's redirections are undone after it. So no redirection of the runner has anything to
+    // save and restore (bash saves a descriptor with four `fcntl`s and restores it with three more),
+    // a command finds no saved copy of the runner's files to close or write to, and what the
+    // runner's own steps would print (traces, DEBUG-trap output, errors) goes nowhere. Closing them again each time also ends what
     // an interrupted command left open. `command exec` (not `builtin exec`, whose redirections are
     // undone; not `exec`, which a function of the user's may stand for: a helper named `exec` or
     // `eval` is theirs to call, never the runner's, which takes `eval` through `builtin` too) opens
