@@ -99,8 +99,9 @@ fn a_header_written_into_the_call_pipe_reaches_no_path() {
     // The call pipe's path, learnt from the runner's own statements through a DEBUG trap.
     in_shell(&pool, Some("s"), &format!("trap 'echo \"$BASH_COMMAND\" >>{log}' DEBUG"));
     in_shell(&pool, Some("s"), "trap - DEBUG; true");
-    // A short name: the output field has 20 characters, and `/proc/<pid>/fd/` + `/../../..` + the
-    // victim's path is the victim.
+    // A short name: an earlier header had a 20-character output field, which the runner appended to
+    // `/proc/<pid>/fd/`, and `/../../..` + the victim's path was the victim. Now no part of a header
+    // reaches a path, and one of another form ends the shell.
     let victim = tempfile::Builder::new().prefix("v").rand_bytes(5).tempfile_in("/tmp").unwrap();
     std::fs::write(victim.path(), "kept\n").unwrap();
     let field = format!("/../../..{}", victim.path().display());
@@ -189,9 +190,13 @@ fn closing_the_runners_descriptors_keeps_the_report_out_of_the_output() {
 }
 
 #[test]
-fn disabling_printf_is_survived_and_disabling_every_way_to_report_is_noticed() {
-    let (first, next) = then_ok("enable -n printf");
-    assert_eq!((first.0.outcome, next), (OK, ShellEvent::Reused));
+fn disabling_echo_or_printf_is_survived_and_disabling_every_way_to_report_is_noticed() {
+    // The report is `echo`ed, and `printf`ed where `echo` was disabled (`enable -n echo`, to get
+    // `/bin/echo`): either alone is survived.
+    for one in ["enable -n printf", "enable -n echo"] {
+        let (first, next) = then_ok(one);
+        assert_eq!((first.0.outcome, next), (OK, ShellEvent::Reused), "{one}");
+    }
 
     let (first, next) = then_ok("enable -n printf echo");
     assert_eq!(first.0.outcome, Outcome::Error, "{first:?}");
@@ -317,5 +322,31 @@ fn a_break_outside_the_commands_loops_is_reported_not_hidden() {
     assert_eq!((execution.shell, output.as_str()), (ShellEvent::Reused, "v=kept\n"));
     // A function's `break` never reaches a loop outside it, as in `bash -c`.
     let (_, output) = in_shell(&pool, None, "f() { break; }; f 2>/dev/null; echo on");
+    assert_eq!(output, "on\n");
+}
+
+#[test]
+fn a_continue_outside_the_commands_loops_is_reported_not_hidden() {
+    // Like a stray `break`, a `continue` past the command's own loops goes back to the runner's loop,
+    // and the rest of the command does not run: the output says so, with bash's own message, the
+    // status is 1 (not the last command's), and the shell stays.
+    let pool = ShellPool::default();
+    in_shell(&pool, None, "v=kept");
+    let (execution, output) = in_shell(&pool, None, "echo one; continue; echo after");
+    assert_eq!(execution.outcome, Outcome::Exited { code: 1 });
+    assert_eq!(
+        output,
+        "one\nbash: continue: only meaningful in a `for', `while', or `until' loop\n\
+         bash: the rest of the command did not run: its `continue` left the command's loops\n"
+    );
+    let (execution, output) = in_shell(&pool, None, "for i in 1 2; do echo $i; continue 2; done; echo after");
+    assert_eq!((execution.outcome, output.lines().count()), (Outcome::Exited { code: 1 }, 3), "{output}");
+    let (execution, output) = in_shell(&pool, None, "echo \"v=$v\"; (exit 3)");
+    assert_eq!(
+        (execution.shell, execution.outcome, output.as_str()),
+        (ShellEvent::Reused, Outcome::Exited { code: 3 }, "v=kept\n")
+    );
+    // Within its own loops, and in a function, `continue` is the command's as in `bash -c`.
+    let (_, output) = in_shell(&pool, None, "for i in 1 2; do continue; echo no; done; echo on");
     assert_eq!(output, "on\n");
 }

@@ -11,13 +11,13 @@ use memchr::memmem;
 
 use crate::exec::{Flow, OutputConsumer};
 
-/// What the output says when the command's `break` left the runner's loop (see
-/// [`super::protocol::BROKE_OUT`]): bash's own message for a `break` outside a loop, which `bash -c`
-/// prints before it runs the rest of the command, and that the rest did not run here.
-pub(crate) fn broke_out(name: &str) -> String {
+/// What the output says when the command's `break` or `continue` (`statement`) left the runner's
+/// loop (see [`super::protocol::ReportStatus`]): bash's own message for one outside a loop, which
+/// `bash -c` prints before it runs the rest of the command, and that the rest did not run here.
+pub(crate) fn left_loops(name: &str, statement: &str) -> String {
     format!(
-        "{name}: break: only meaningful in a `for', `while', or `until' loop\n\
-         {name}: the rest of the command did not run: its `break` left the command's loops\n"
+        "{name}: {statement}: only meaningful in a `for', `while', or `until' loop\n\
+         {name}: the rest of the command did not run: its `{statement}` left the command's loops\n"
     )
 }
 

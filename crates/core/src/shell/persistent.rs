@@ -34,7 +34,7 @@ use nix::unistd::Pid;
 
 use super::messages::{self, ParseErrorPrefix};
 use super::pool_thread::PoolThread;
-use super::protocol::{self, Report, RunnerPaths};
+use super::protocol::{self, Report, ReportStatus, RunnerPaths};
 use crate::cancel::CancelToken;
 use crate::exec::reader::OutputReader;
 use crate::exec::spawn_error;
@@ -161,6 +161,59 @@ impl RunnerPipe {
     }
 }
 
+/// Two descriptor numbers fixed for the shell's life, at which each call's output pipes (the output,
+/// and stdout when the call splits it off) are put while the call runs: the runner opens the same
+/// two paths every call. A path with nothing of the call's record in it costs bash less to expand
+/// than one built from the header, and nothing written into the call pipe can reach a path. Between
+/// calls both hold `/dev/null`, so the numbers are never free for another file to take, and the
+/// output pipe's write end is held only while its call runs (the reader sees the end of the
+/// output once the shell and what it started close theirs).
+struct OutputSlots {
+    output: OwnedFd,
+    stdout: OwnedFd,
+    /// `/dev/null`, write-only: what the slots hold between calls.
+    null: OwnedFd,
+    /// Whether `stdout` holds a call's pipe.
+    stdout_lent: bool,
+}
+
+impl OutputSlots {
+    fn new() -> io::Result<Self> {
+        let null: OwnedFd = std::fs::OpenOptions::new().write(true).open("/dev/null")?.into();
+        Ok(Self { output: null.try_clone()?, stdout: null.try_clone()?, null, stdout_lent: false })
+    }
+
+    fn paths(&self) -> (String, String) {
+        let pid = std::process::id();
+        (format!("/proc/{pid}/fd/{}", self.output.as_raw_fd()), format!("/proc/{pid}/fd/{}", self.stdout.as_raw_fd()))
+    }
+
+    /// Puts a call's pipes (write ends) in the slots, close-on-exec like every descriptor of the
+    /// runtime's: no child spawned meanwhile (another session's shell) inherits them.
+    fn lend(&mut self, output: &OwnedFd, stdout: Option<&OwnedFd>) -> io::Result<()> {
+        nix::unistd::dup3(output, &mut self.output, OFlag::O_CLOEXEC)?;
+        if let Some(stdout) = stdout {
+            nix::unistd::dup3(stdout, &mut self.stdout, OFlag::O_CLOEXEC)?;
+            self.stdout_lent = true;
+        }
+        Ok(())
+    }
+
+    /// Puts `/dev/null` back: the runtime no longer holds the call's pipes.
+    fn vacate(&mut self) {
+        // `dup3` onto a descriptor this value owns fails only for a bad descriptor, which an
+        // `OwnedFd` is not; a slot left as it was would only keep a pipe open.
+        if let Err(error) = nix::unistd::dup3(&self.null, &mut self.output, OFlag::O_CLOEXEC) {
+            tracing::debug!(%error, "output slot kept the call's pipe");
+        }
+        if std::mem::take(&mut self.stdout_lent) {
+            if let Err(error) = nix::unistd::dup3(&self.null, &mut self.stdout, OFlag::O_CLOEXEC) {
+                tracing::debug!(%error, "stdout slot kept the call's pipe");
+            }
+        }
+    }
+}
+
 pub(crate) struct PersistentShell {
     pid: Pid,
     /// The shell's `$0` (its file name), the first word of its messages.
@@ -173,6 +226,7 @@ pub(crate) struct PersistentShell {
     reports: RunnerPipe,
     report_buf: Vec<u8>,
     command: MemFile,
+    slots: OutputSlots,
     record: Vec<u8>,
     nonce: u64,
     calls: u64,
@@ -217,11 +271,18 @@ impl PersistentShell {
         let calls_pipe = RunnerPipe::new().map_err(setup)?;
         let reports = RunnerPipe::new().map_err(setup)?;
         let command = MemFile::new("bashrt-command").map_err(setup)?;
+        let slots = OutputSlots::new().map_err(setup)?;
         let nonce = RandomState::new().hash_one((std::process::id(), Instant::now(), calls_pipe.read.as_raw_fd()));
         let tag = format!("{:x}", nonce & 0xffff_ffff);
-        let fd_dir = format!("/proc/{}/fd/", std::process::id());
         let (call_path, report_path) = (calls_pipe.path(), reports.path());
-        let paths = RunnerPaths { call: &call_path, command: command.path(), report: &report_path, fd_dir: &fd_dir };
+        let (output_path, stdout_path) = slots.paths();
+        let paths = RunnerPaths {
+            call: &call_path,
+            command: command.path(),
+            report: &report_path,
+            output: &output_path,
+            stdout: &stdout_path,
+        };
         let runner = protocol::runner(&tag, &paths);
         // The runner starts by reporting on a call before the first: this first secret lets it.
         nix::unistd::write(&calls_pipe.write, secret(nonce, 0).as_bytes()).map_err(|e| setup(e.into()))?;
@@ -257,6 +318,7 @@ impl PersistentShell {
             reports,
             report_buf: Vec::new(),
             command,
+            slots,
             record: Vec::new(),
             nonce,
             calls: 0,
@@ -384,18 +446,18 @@ impl PersistentShell {
         }
         let (read, write) = held_output_pipe().map_err(ExecError::Setup)?;
         let stdout_pipe = if call.split_stdout { Some(held_output_pipe().map_err(ExecError::Setup)?) } else { None };
-        let stdout_fd = stdout_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
-        protocol::call_record(&mut self.record, write.as_raw_fd(), stdout_fd, inline, &self.secret);
+        // The slots hold the write ends until the command is over: the shell opens them by path.
+        self.slots.lend(&write, stdout_pipe.as_ref().map(|(_, write)| write)).map_err(ExecError::Setup)?;
+        drop(write);
+        let stdout_read = stdout_pipe.map(|(read, _write)| read);
+        protocol::call_record(&mut self.record, call.split_stdout, inline, &self.secret);
         // Records left from before (forged ones, a report that came after its call gave up) carry an
         // older secret and can never count for this call: they are read with this call's report.
         self.report_buf.clear();
         let mut outputs = vec![OutputReader::new(read).nonblocking()];
-        // Held until the command is over, as `write` is: the shell opens them by path.
-        let mut stdout_write = None;
-        if let Some((read, write)) = stdout_pipe {
+        if let Some(read) = stdout_read {
             out.stdout_split();
             outputs.push(OutputReader::stdout(read).nonblocking());
-            stdout_write = Some(write);
         }
         let output = &mut outputs[..];
         if let Err(error) = nix::unistd::write(&self.calls_pipe.write, &self.record) {
@@ -406,14 +468,21 @@ impl PersistentShell {
 
         let ending = self.wait(output, out, cancel, deadline)?;
         match ending {
-            End::Report(mut report) => {
-                drop((write, stdout_write));
+            End::Report(report) => {
+                self.slots.vacate();
                 drain(output, out)?;
-                if report.status == protocol::BROKE_OUT {
+                let code = match report.status {
+                    ReportStatus::Exited(code) => code,
                     // What `bash -c` prints there, before it goes on; here the rest did not run.
-                    out.consume(messages::broke_out(&self.name).as_bytes());
-                    report.status = 1;
-                }
+                    ReportStatus::Break => {
+                        out.consume(messages::left_loops(&self.name, "break").as_bytes());
+                        1
+                    }
+                    ReportStatus::Continue => {
+                        out.consume(messages::left_loops(&self.name, "continue").as_bytes());
+                        1
+                    }
+                };
                 let held = self.release(&mut outputs, thread);
                 let final_cwd = self.cwd_after(&report.pwd);
                 self.pwd.clone_from(&final_cwd);
@@ -425,7 +494,7 @@ impl PersistentShell {
                     self.walk_background();
                 }
                 self.last_job = report.last_job;
-                let outcome = Outcome::Exited { code: report.status };
+                let outcome = Outcome::Exited { code };
                 let result = CallResult::Ran { outcome, final_cwd, background: self.count() };
                 Ok(CallReport::new(result, self.file_limit()))
             }
@@ -440,7 +509,7 @@ impl PersistentShell {
                     self.walk_background();
                     return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
                 }
-                drop((write, stdout_write));
+                self.slots.vacate();
                 drain(output, out)?;
                 self.release(&mut outputs, thread);
                 self.walk_background();
@@ -451,7 +520,7 @@ impl PersistentShell {
                 // Keep the partial output, then interrupt, then keep what the dying tree printed.
                 drain(output, out)?;
                 let came_back = self.interrupt(output, out, call.kill_grace)?;
-                drop((write, stdout_write));
+                self.slots.vacate();
                 drain(output, out)?;
                 let held = self.release(&mut outputs, thread);
                 if let Some(report) = came_back {
@@ -473,7 +542,7 @@ impl PersistentShell {
             End::Broken(reason) => {
                 drain(output, out)?;
                 self.kill_call_tree();
-                drop((write, stdout_write));
+                self.slots.vacate();
                 drain(output, out)?;
                 self.release(&mut outputs, thread);
                 let result = CallResult::Ran { outcome: Outcome::Error, final_cwd: None, background: self.count() };
