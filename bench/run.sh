@@ -242,6 +242,8 @@ fi
 #       overhead is smaller than Python's.
 #    c) Through `bashrt mcp` (bench/mcp_latency.py): start to the first `tools/call` answer, the warm
 #       `true` round trip and peak RSS, each against `bashrt rpc` in the same run.
+#    d) The user-space instructions a warm `true` costs the shell and the server (bench/instructions.py,
+#       callgrind), against the least runner's shell: a figure the machine's other load does not move.
 #    Both run with a scratch HOME holding Debian's default .bashrc (what the snapshot captures) and
 #    TMPDIR in the work dir (snapshots and scratch state are deleted with it).
 if want latency; then
@@ -265,6 +267,12 @@ if want latency; then
         "${lat_env[@]}" "${place[@]}" python3 bench/mcp_latency.py --bashrt "$bashrt" \
             --out "$OUT/mcp-${cpus}cpu.json" >&2
     done
+    if command -v valgrind >/dev/null; then
+        say "instructions per warm call (callgrind), against the least runner"
+        "${lat_env[@]}" python3 bench/instructions.py --bin "bashrt=$bashrt" | tee "$OUT/instructions.txt" >&2
+    else
+        say "instructions per warm call: skipped, valgrind is not installed"
+    fi
 fi
 
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"

@@ -50,6 +50,26 @@ fn set_x_traces_only_the_users_lines_in_this_call_and_the_next() {
 }
 
 #[test]
+fn a_trace_file_of_the_users_gets_none_of_the_runners_reads_or_reports() {
+    // `BASH_XTRACEFD` names a file of the user's, where the trace goes whatever the call's output:
+    // the runner turns tracing off before it reads the call or writes its report, so neither the
+    // secret nor the command's text passes through the trace.
+    let pool = ShellPool::default();
+    let trace = tempfile::NamedTempFile::new().unwrap();
+    let path = trace.path().display().to_string();
+    in_shell(&pool, None, &format!("exec 7>{path}; BASH_XTRACEFD=7; set -x; echo one"));
+    in_shell(&pool, None, "echo two; set +x");
+    assert_eq!(in_shell(&pool, None, "echo three").1, "three\n");
+    let text = std::fs::read_to_string(trace.path()).unwrap();
+    for user in ["++ echo one\n", "++ echo two\n", "++ set +x\n"] {
+        assert!(text.contains(user), "{user:?} in {text}");
+    }
+    for runner in ["read", "echo -E", "printf", "eval", "three"] {
+        assert!(!text.contains(runner), "{runner:?} in {text}");
+    }
+}
+
+#[test]
 fn a_return_trap_never_fires_for_the_runner() {
     let pool = ShellPool::default();
     let (_, output) = in_shell(&pool, None, "trap 'echo return-trap' RETURN; echo a");

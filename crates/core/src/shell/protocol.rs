@@ -9,17 +9,17 @@
 //! numbers and prefix, as under `bash -c` (`bash: line 2: …`, never a file name). Per iteration:
 //!
 //! ```text
-//! trap 'continue 99' INT; <status>=                                       # an abort comes back here
+//! trap 'continue 99' INT; <status>= <prefix>=                             # an abort comes back here
 //! until ((0)); do until ((0)); do
 //!   command exec 0<call pipe 1>&- 2>&- || exit <status>                    # e.g. no fd left
+//!   case $- in *[ax]*) set +x +a; <prefix>='<prefix>=;set -a;set -x;';; esac  # not traced nor exported
 //!   read -N 16 <h>; echo -E "<h> <status> <$!> <$PWD> <h>" >report pipe    # the last call's report
 //!   until read -N 5 <h> <status>; do <a TMOUT ran out> || exit 97; done    # waits for the next call
 //!   case <h> in                                                            # one case, four branches:
 //!     <inline or memfd, merged or split>)                                  # where the command is,
 //!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
 //!       command exec 0<&-                                                  # the call pipe is closed
-//!       case $- in *[ax]*) set +x +a; <command>="set -a;set -x;<command>";; esac  # not traced nor exported
-//!       builtin eval "<command>" </dev/null >/proc/<runtime>/fd/<output slot> 2>&1;;  # or >stdout 2>output
+//!       builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output slot> 2>&1;;  # or >stdout 2>output
 //!     *) exit 96;;                                                         # not a header
 //!   esac; <status>=$?                                                      # skipped by a `continue`
 //! done; <status>=-2; done                                                 # a `break` of the command
@@ -112,7 +112,7 @@ pub(crate) struct RunnerPaths<'a> {
 /// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("__b{tag}{name}");
-    let (s, h, c) = (v("s"), v("h"), v("c"));
+    let (s, h, c, x) = (v("s"), v("h"), v("c"), v("x"));
     let mut out = String::with_capacity(1200);
     // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99` reaches
     // the outermost loop, out of any loop of the command). An inherited `TMOUT` (hardened hosts
@@ -121,7 +121,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // wait start again, below). The loops' conditions are `((0))`, the cheapest false command; the
     // status is taken after the command, and what a command's `break` or `continue` skips marks the
     // report (see the end of the loop).
-    out.push_str(&format!("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; {s}=; "));
+    out.push_str(&format!("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; {s}=; {x}=; "));
     out.push_str("until ((0)); do until ((0)); do ");
     // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
     // and 2 are closed here, 0 holds the call pipe and is closed before the command, and the
@@ -137,6 +137,20 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // opened as 0 while 0 is where it read its own input from); a shell that cannot open it any more
     // ends with the command's status.
     out.push_str(&format!("\\command exec 0<{call} 1>&- 2>&- || \\builtin exit \"${{{s}:-1}}\"; ", call = paths.call));
+    // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's; only the
+    // `exec` above and the loop's condition are traced there) and back on for the command. So is
+    // `set -a` (allexport), under which every variable the runner assigns would be exported to the
+    // command's programs: the command's own text among them, which past 128 KiB makes every program
+    // fail to start ("Argument list too long"). Its variables lose the export attribute the last
+    // call gave them. Both come back as a prefix of the command, `set -a` first so that it is not
+    // traced, after an assignment that empties the prefix: it is emptied where it is used, and only
+    // when it was set, so the common case, neither option on, costs one pattern and no assignment.
+    out.push_str(&format!(
+        "case $- in *[ax]*) \
+         case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; \
+         case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c} {x}; {x}=\"set -a;${x}\";; esac; \
+         {x}=\"{x}=;${x}\";; esac; "
+    ));
     // The last call's report (`$!` cannot change between the command and here): the secret, the
     // status, `$!`, `$PWD` and the secret again, which ends the record (a `$PWD` may hold newlines).
     // `echo -E` costs the shell less than `printf` (`-E`: no backslash of a `$PWD` is taken for an
@@ -171,32 +185,18 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // are `eval`'s own, not a group's around it (bash applies and undoes those a few microseconds
     // faster): a DEBUG trap runs before each simple command, and would run for the `eval` with the
     // command's output as its own. Every expansion is quoted: `IFS` may hold digits.
-    //
-    // Tracing is off for the runner's steps that follow the command's read (`BASH_XTRACEFD` may name
-    // a file of the user's) and back on for the command. So is `set -a` (allexport), under which
-    // every variable the runner assigns would be exported to the command's programs: the command's
-    // own text among them, which past 128 KiB makes every program fail to start ("Argument list too
-    // long"). Its variables lose the export attribute the reads gave them. Both come back as a
-    // prefix of the command, `set -a` first so that it is not traced. The common case, neither on,
-    // costs one pattern.
-    let options = format!(
-        "case $- in *[ax]*) \
-         case $- in *x*) \\builtin set +x; {c}=\"set -x;${c}\";; esac; \
-         case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c}; {c}=\"set -a;${c}\";; esac;; \
-         esac;"
-    );
-    let memfd =
-        format!("IFS= \\builtin read -r -d '' {c} <{command}; \\command exec 0<&-; {options}", command = paths.command);
+
+    let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\command exec 0<&-;", command = paths.command);
     let inline = format!(
-        "\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\command exec 0<&-; {options}",
+        "\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\command exec 0<&-;",
         len = LENGTH_LEN
     );
     let split = format!(
-        "\\builtin eval \"${c}\" </dev/null >{stdout} 2>{output};;",
+        "\\builtin eval \"${x}${c}\" </dev/null >{stdout} 2>{output};;",
         stdout = paths.stdout,
         output = paths.output
     );
-    let merged = format!("\\builtin eval \"${c}\" </dev/null >{output} 2>&1;;", output = paths.output);
+    let merged = format!("\\builtin eval \"${x}${c}\" </dev/null >{output} 2>&1;;", output = paths.output);
     out.push_str(&format!(
         "case ${h} in @@@@s) {memfd} {split} @@@@m) {memfd} {merged} \
          ????s) {inline} {split} ????m) {inline} {merged} *) \\builtin exit 96;; esac; "
@@ -341,8 +341,8 @@ mod tests {
             assert!(text.contains(path), "{path} in {text}");
         }
         for eval in [
-            "\\builtin eval \"$__ba1c\" </dev/null >/proc/9/fd/6 2>&1;;",
-            "\\builtin eval \"$__ba1c\" </dev/null >/proc/9/fd/7 2>/proc/9/fd/6;;",
+            "\\builtin eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/6 2>&1;;",
+            "\\builtin eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/7 2>/proc/9/fd/6;;",
         ] {
             assert!(text.contains(eval), "{eval} in {text}");
         }
