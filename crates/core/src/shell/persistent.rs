@@ -1,7 +1,8 @@
 //! One long-lived bash, driven call by call through [`super::protocol`]. The shell reads its runner
 //! loop from a pipe (then EOF); per call the runtime writes a record into the call pipe (the command
 //! inline when short, else in a memfd), and the command's output comes through a pipe made for that call
-//! alone, which the shell opens as `/proc/<our pid>/fd/<n>`. The report comes on the report pipe.
+//! alone, put at the shell's output slot (a descriptor number fixed for its life), which the shell
+//! opens as `/proc/<our pid>/fd/<n>`. The report comes on the report pipe.
 //!
 //! Promises: a call returns when the command is done (its report arrived), the shell died, the
 //! shell stopped answering (detected within [`TICK`]s: it was stopped, or it consumed the report's

@@ -181,11 +181,10 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // `| head` limits the producer's stdout alone). One `case` does it all: each statement of the
     // loop costs the shell microseconds. Nothing of the header reaches a path (a command can write
     // into the call pipe too): a header of another form ends the shell, and a length that is not a
-    // number fails the `read`. The redirections
-    // are `eval`'s own, not a group's around it (bash applies and undoes those a few microseconds
-    // faster): a DEBUG trap runs before each simple command, and would run for the `eval` with the
-    // command's output as its own. Every expansion is quoted: `IFS` may hold digits.
-
+    // number fails the `read`. The redirections are `eval`'s own, not a group's around it (bash
+    // applies and undoes those a few microseconds faster): a DEBUG trap runs before each simple
+    // command, and would run for the `eval` with the command's output as its own. Every expansion
+    // is quoted: `IFS` may hold digits.
     let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\command exec 0<&-;", command = paths.command);
     let inline = format!(
         "\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\command exec 0<&-;",
