@@ -475,12 +475,8 @@ impl PersistentShell {
                 let code = match report.status {
                     ReportStatus::Exited(code) => code,
                     // What `bash -c` prints there, before it goes on; here the rest did not run.
-                    ReportStatus::Break => {
-                        out.consume(messages::left_loops(&self.name, "break").as_bytes());
-                        1
-                    }
-                    ReportStatus::Continue => {
-                        out.consume(messages::left_loops(&self.name, "continue").as_bytes());
+                    ReportStatus::LeftLoops(exit) => {
+                        out.consume(messages::left_loops(&self.name, exit.name()).as_bytes());
                         1
                     }
                 };

@@ -241,11 +241,28 @@ pub(crate) fn inline(script: &[u8]) -> Option<&[u8]> {
 pub(crate) enum ReportStatus {
     /// It ran to its end, with this exit status.
     Exited(i32),
-    /// Its `break` left the command's loops and the runner's inner loop: the rest did not run.
+    /// A `break` or `continue` of it reached the runner's loop: the rest did not run.
+    LeftLoops(LoopExit),
+}
+
+/// The statement that left the command's loops for the runner's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LoopExit {
+    /// Left the runner's inner loop.
     Break,
-    /// Its `continue` went back to the runner's loop: the rest did not run. An interrupted command
-    /// (the runner's `continue 99`) reports this too.
+    /// Went back to the runner's inner loop. An interrupted command (the runner's `continue 99`)
+    /// reports this too.
     Continue,
+}
+
+impl LoopExit {
+    /// The statement's name, as bash's messages give it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            LoopExit::Break => "break",
+            LoopExit::Continue => "continue",
+        }
+    }
 }
 
 /// The status field of a report whose command's `break` left the runner's inner loop. Negative, so
@@ -280,9 +297,9 @@ pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
     let len = memchr::memmem::find(&buf[start..], &needle)?;
     let mut fields = buf[start..start + len].splitn(3, |&b| b == b' ');
     let status = match fields.next()? {
-        b"" => ReportStatus::Continue,
+        b"" => ReportStatus::LeftLoops(LoopExit::Continue),
         text => match std::str::from_utf8(text).ok()?.parse().ok()? {
-            BREAK_MARK => ReportStatus::Break,
+            BREAK_MARK => ReportStatus::LeftLoops(LoopExit::Break),
             code => ReportStatus::Exited(code),
         },
     };
@@ -392,7 +409,7 @@ mod tests {
         assert_eq!(find_report(b"-E k1 0  /x k1\n", "k1"), report(ReportStatus::Exited(0), "", "/x"));
         assert_eq!(find_report(b"k1 0   k1\n", "k1"), report(ReportStatus::Exited(0), "", ""));
         // The marks of a `break` and a `continue` that left the command's loops.
-        assert_eq!(find_report(b"k1 -2  / k1\n", "k1"), report(ReportStatus::Break, "", "/"));
-        assert_eq!(find_report(b"k1  9 / k1\n", "k1"), report(ReportStatus::Continue, "9", "/"));
+        assert_eq!(find_report(b"k1 -2  / k1\n", "k1"), report(ReportStatus::LeftLoops(LoopExit::Break), "", "/"));
+        assert_eq!(find_report(b"k1  9 / k1\n", "k1"), report(ReportStatus::LeftLoops(LoopExit::Continue), "9", "/"));
     }
 }
