@@ -226,6 +226,46 @@ fn disabling_echo_or_printf_is_survived_and_disabling_every_way_to_report_is_not
 }
 
 #[test]
+fn redefining_or_disabling_what_the_runner_calls_ends_the_shell_at_once_with_the_commands_status() {
+    // The runner reaches `read`, `echo`, `eval` and `exec` through `builtin` and `command`, past
+    // functions of the user's with those names. A function named `builtin` or `command`, or one of
+    // them (or `read`, or `exec`) disabled, left it looping without ever waiting for the next call:
+    // the call never returned. The shell ends instead, the command's own status is kept, and both
+    // this call and the next say why.
+    for (hostile, code) in [
+        ("builtin() { :; }", 0),
+        ("builtin() { echo hijacked; }; (exit 3)", 3),
+        ("enable -n builtin", 0),
+        ("command() { :; }; false", 1),
+        ("enable -n command", 0),
+        ("enable -n read", 0),
+        ("enable -n exec", 0),
+    ] {
+        let (first, next) = then_ok(hostile);
+        assert_eq!(first.0.outcome, Outcome::Exited { code }, "{hostile}: {first:?}");
+        assert_eq!(first.1, "", "{hostile}");
+        assert_eq!(first.0.shell, ShellEvent::Lost { reason: ReplaceReason::RunnerBroken }, "{hostile}");
+        assert_eq!(next, ShellEvent::Replaced { reason: ReplaceReason::RunnerBroken }, "{hostile}");
+    }
+}
+
+#[test]
+fn a_disabled_eval_ends_the_shell_at_the_next_call_which_says_its_command_did_not_run() {
+    // `enable -n eval` itself succeeds; every later command failed, in the same shell, for good.
+    let pool = ShellPool::default();
+    let (first, _) = in_shell(&pool, Some("s"), "enable -n eval");
+    assert_eq!((first.outcome, first.shell), (OK, ShellEvent::Started));
+    let (second, output) = in_shell(&pool, Some("s"), "echo unreachable");
+    assert_eq!(second.outcome, Outcome::Exited { code: 1 });
+    assert!(output.contains("eval: not a shell builtin") && !output.contains("unreachable"), "{output}");
+    assert_eq!(second.shell, ShellEvent::Lost { reason: ReplaceReason::RunnerBroken });
+    assert!(second.shell.to_string().contains("disabled or redefined"), "{}", second.shell);
+    let (third, output) = in_shell(&pool, Some("s"), "echo ok");
+    let replaced = ShellEvent::Replaced { reason: ReplaceReason::RunnerBroken };
+    assert_eq!((third.outcome, output.as_str(), third.shell), (OK, "ok\n", replaced));
+}
+
+#[test]
 fn set_n_and_a_debug_trap_that_skips_commands_end_the_shell_and_the_next_call_runs() {
     for hostile in ["set -n", "shopt -s extdebug; trap false DEBUG", "shopt -s extdebug; trap 'return 1' DEBUG"] {
         let (_, next) = then_ok(hostile);

@@ -253,6 +253,9 @@ pub enum ReplaceReason {
     Unresponsive,
     /// It could no longer enter a directory that exists (a `cd` broken by its commands).
     CannotCd,
+    /// It ended itself: its command redefined or disabled what the runner calls (a function named
+    /// `builtin` or `command`, `enable -n` of one of them or of `read`, `eval` or `exec`).
+    RunnerBroken,
 }
 
 impl fmt::Display for ReplaceReason {
@@ -275,6 +278,10 @@ impl fmt::Display for ReplaceReason {
                 "the previous shell stopped answering (its command disabled what bashrt needs) and was killed",
             ),
             Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
+            Self::RunnerBroken => f.write_str(
+                "the previous shell ended: its command disabled or redefined a builtin bashrt needs \
+                 (builtin, command, read, eval or exec)",
+            ),
         }
     }
 }
@@ -334,6 +341,9 @@ fn lost_text(reason: &ReplaceReason) -> String {
         ReplaceReason::Unresponsive => {
             "the shell stopped answering (the command disabled what bashrt needs); it was killed".to_string()
         }
+        ReplaceReason::RunnerBroken => "the command disabled or redefined a builtin bashrt needs (builtin, command, \
+                                        read, eval or exec), and the shell ended"
+            .to_string(),
         ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
             "the shell did not come back from the interrupt within the grace period; it was killed".to_string()
         }

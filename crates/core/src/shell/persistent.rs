@@ -500,16 +500,27 @@ impl PersistentShell {
                 // open its files ends the shell with the command's status.
                 let limit = self.file_limit();
                 let outcome = self.exit.reap()?;
+                // A runner that ended itself said why on the report pipe, last.
+                self.read_reports();
+                let broken = protocol::runner_broken(&self.report_buf);
                 if self.calls_pipe.queued() > self.secret.len() {
                     // Killed before it read the call (a signal already on its way when the call
-                    // began): the command never ran, and a fresh shell may run it.
+                    // began, or its runner broken by the last command): the command never ran, and a
+                    // fresh shell may run it.
                     self.walk_background();
-                    return Ok(CallReport::new(CallResult::NotStarted, Some(replace_reason(outcome))));
+                    let reason = if broken.is_some() { ReplaceReason::RunnerBroken } else { replace_reason(outcome) };
+                    return Ok(CallReport::new(CallResult::NotStarted, Some(reason)));
                 }
                 self.slots.vacate();
                 drain(output, out)?;
                 self.release(&mut outputs, thread);
                 self.walk_background();
+                if let Some(status) = broken {
+                    // The command ran; what it did to the shell ended it, which this call says too.
+                    let outcome = status.map_or(outcome, |code| Outcome::Exited { code });
+                    let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
+                    return Ok(CallReport { result, retire: Some(ReplaceReason::RunnerBroken), lost: true });
+                }
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
                 Ok(CallReport::new(result, Some(limit.unwrap_or_else(|| replace_reason(outcome)))))
             }

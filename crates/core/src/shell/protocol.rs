@@ -11,19 +11,27 @@
 //! ```text
 //! trap 'continue 99' INT; <status>= <prefix>=                             # an abort comes back here
 //! until ((0)); do until ((0)); do
-//!   command exec 0<call pipe 1>&- 2>&- || exit <status>                    # e.g. no fd left
-//!   case $- in *[ax]*) set +x +a; <prefix>='<prefix>=;set -a;set -x;';; esac  # not traced nor exported
+//!   command exec 0<call pipe 1>&- 2>&- || <end>                            # e.g. no fd left
+//!   case <status>$- in                                                     # not traced nor exported:
+//!     *[ax]*) set +x +a; <prefix>='<prefix>=;set -a;set -x;';;
+//!     0*) ;;                                                               # after a failed command:
+//!     *) builtin eval '' || <end>;; esac                                   # `eval` not disabled?
 //!   read -N 16 <h>; echo -E "<h> <status> <$!> <$PWD> <h>" >report pipe    # the last call's report
-//!   until read -N 5 <h> <status>; do <a TMOUT ran out> || exit 97; done    # waits for the next call
-//!   case <h> in                                                            # one case, four branches:
+//!   until read -N 5 <status> <h>; do <a TMOUT ran out> || <end>; done      # the next call's header
+//!   case <status> in                                                       # one case, four branches:
 //!     <inline or memfd, merged or split>)                                  # where the command is,
 //!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
 //!       command exec 0<&-                                                  # the call pipe is closed
 //!       builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output slot> 2>&1;;  # or >stdout 2>output
-//!     *) exit 96;;                                                         # not a header
+//!     *) <end>;;                                                           # not a header
 //!   esac; <status>=$?                                                      # skipped by a `continue`
 //! done; <status>=-2; done                                                 # a `break` of the command
 //! ```
+//!
+//! `<end>` ends the shell in a way no command can redefine or disable, with last words on the report
+//! pipe that carry the command's status: what the runner calls no longer works (a function named
+//! `builtin` or `command`, or `enable -n` of one of them or of `read`, `eval` or `exec`), and it would
+//! otherwise loop for good without waiting for a call.
 //!
 //! - Every runner file is opened by path per call (`/proc/<runtime pid>/fd/<n>`), so a command that
 //!   closes descriptors (`exec 10>&- 11>&-`) or redirects its own output for good (`exec >log`) breaks
@@ -95,6 +103,11 @@ const LENGTH_LEN: usize = 4;
 /// within `PIPE_BUF`, so it is written in one piece, and the runner reads the command in one `read`.
 pub(crate) const INLINE_MAX: usize = 4000;
 
+/// What the runner's last words start with when it ends itself because what it calls no longer
+/// works (see [`runner`]), followed by the command's status: bash prints them as
+/// `<name>: line 1: BASH_VERSINFO[99]: <mark> <status>` on the report pipe.
+const RUNNER_BROKEN: &str = "bashrt-runner-broken";
+
 /// Paths the runner opens, all `/proc/<runtime pid>/fd/<n>`, fixed for the shell's life.
 pub(crate) struct RunnerPaths<'a> {
     /// The call pipe: header, command and secret per call.
@@ -113,7 +126,19 @@ pub(crate) struct RunnerPaths<'a> {
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("__b{tag}{name}");
     let (s, h, c, x) = (v("s"), v("h"), v("c"), v("x"));
-    let mut out = String::with_capacity(1200);
+    let mut out = String::with_capacity(1500);
+    // The runner's own end, for when what it calls no longer works: `builtin` or `command` taken by
+    // a function of the user's or disabled, `read`, `eval` or `exec` disabled. It would otherwise
+    // loop without ever waiting for a call. Nothing in it can be redefined or disabled: a word
+    // expansion error ends a non-interactive bash, and `${BASH_VERSINFO[99]:?…}` always is one (the
+    // array is read-only and has no such element). Its message, on the report pipe, carries the
+    // command's status; where the pipe cannot be opened (no descriptor left), `exit` keeps the
+    // status, and the last expansion ends a shell whose `exit` is gone too.
+    let end = format!(
+        "{{ {{ {x}=${{BASH_VERSINFO[99]:?{RUNNER_BROKEN} ${s}}}; }} 2>{report} || \\builtin exit \"${{{s}:-1}}\"; \
+         {x}=${{BASH_VERSINFO[99]:?}}; }}",
+        report = paths.report
+    );
     // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99` reaches
     // the outermost loop, out of any loop of the command). An inherited `TMOUT` (hardened hosts
     // export one) would be the timeout of the runner's idle `read` and end the shell after that long
@@ -136,7 +161,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // free one, so bash needs no `dup2`, and never `{var}`: bash 5.2 crashes moving a descriptor
     // opened as 0 while 0 is where it read its own input from); a shell that cannot open it any more
     // ends with the command's status.
-    out.push_str(&format!("\\command exec 0<{call} 1>&- 2>&- || \\builtin exit \"${{{s}:-1}}\"; ", call = paths.call));
+    out.push_str(&format!("\\command exec 0<{call} 1>&- 2>&- || {end}; ", call = paths.call));
     // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's; only the
     // `exec` above and the loop's condition are traced there) and back on for the command. So is
     // `set -a` (allexport), under which every variable the runner assigns would be exported to the
@@ -145,11 +170,14 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // call gave them. Both come back as a prefix of the command, `set -a` first so that it is not
     // traced, after an assignment that empties the prefix: it is emptied where it is used, and only
     // when it was set, so the common case, neither option on, costs one pattern and no assignment.
+    // The same `case` makes sure `eval` still works after a command that failed (`enable -n eval`
+    // makes every later command fail with 1, in the same shell for good): when it does not, the
+    // runner ends. After a command that succeeded (the status starts with 0) it costs one pattern.
     out.push_str(&format!(
-        "case $- in *[ax]*) \
+        "case ${s}$- in *[ax]*) \
          case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; \
          case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c} {x}; {x}=\"set -a;${x}\";; esac; \
-         {x}=\"{x}=;${x}\";; esac; "
+         {x}=\"{x}=;${x}\";; 0*) ;; *) \\builtin eval '' || {end};; esac; "
     ));
     // The last call's report (`$!` cannot change between the command and here): the secret, the
     // status, `$!`, `$PWD` and the secret again, which ends the record (a `$PWD` may hold newlines).
@@ -165,13 +193,15 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     // The wait for the next call is the only `read` that waits: under a `TMOUT` a command set (a
     // hardened profile's `readonly TMOUT=900`) it times out (a status above 128, nothing read) and
-    // waits again; at the end of the input it ends the shell. It also empties the status (`read -N`
-    // gives every name after the first an empty value): a command whose `continue` reaches the
-    // runner's loop skips the statement that sets it, so its report says so by an empty status.
-    // Neither the secret nor the header holds a backslash: no `-r` (one word less to expand).
+    // waits again; at the end of the input the runner ends. The header goes where the status was
+    // (`read -N` gives every name after the first an empty value, which spends the secret): a
+    // command whose `continue` reaches the runner's loop skips the statement that sets the status, so
+    // its report carries a header there instead of a number. And a `read` that did not happen (a
+    // function named `builtin`) leaves a number there, which is no header. Neither the secret nor
+    // the header holds a backslash: no `-r` (one word less to expand).
     out.push_str(&format!(
-        "until \\builtin read -N {n} {h} {s}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; \
-         *) \\builtin exit 97;; esac; done; ",
+        "until \\builtin read -N {n} {s} {h}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; \
+         *) {end};; esac; done; ",
         n = HEADER_LEN,
     ));
     // Then the command is read (inline, or from the memfd when it is not ASCII or long, ended by a
@@ -186,10 +216,8 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // command, and would run for the `eval` with the command's output as its own. Every expansion
     // is quoted: `IFS` may hold digits.
     let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\command exec 0<&-;", command = paths.command);
-    let inline = format!(
-        "\\builtin read -r -N \"${{{h}:0:{len}}}\" {c} || \\builtin exit 97; \\command exec 0<&-;",
-        len = LENGTH_LEN
-    );
+    let inline =
+        format!("\\builtin read -r -N \"${{{s}:0:{len}}}\" {c} || {end}; \\command exec 0<&-;", len = LENGTH_LEN);
     let split = format!(
         "\\builtin eval \"${x}${c}\" </dev/null >{stdout} 2>{output};;",
         stdout = paths.stdout,
@@ -197,15 +225,15 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     );
     let merged = format!("\\builtin eval \"${x}${c}\" </dev/null >{output} 2>&1;;", output = paths.output);
     out.push_str(&format!(
-        "case ${h} in @@@@s) {memfd} {split} @@@@m) {memfd} {merged} \
-         ????s) {inline} {split} ????m) {inline} {merged} *) \\builtin exit 96;; esac; "
+        "case ${s} in @@@@s) {memfd} {split} @@@@m) {memfd} {merged} \
+         ????s) {inline} {split} ????m) {inline} {merged} *) {end};; esac; "
     ));
     // The command's status, after `esac` (which gives the last command's). `eval` keeps bash's count
     // of enclosing loops: a `break` past the command's own loops ends the inner loop, and the
     // statement after it marks the next report with [`BREAK_MARK`]; a `continue` so placed goes
-    // back to the inner loop's condition and skips this one, so the status stays empty. (An
-    // abort's `continue 99` empties it too; an aborted call's status is not the report's.) A `break
-    // 2` or more ends the shell.
+    // back to the inner loop's condition and skips this one, so the status stays the header. (So
+    // does an abort's `continue 99`; an aborted call's status is not the report's.) A `break 2` or
+    // more ends the shell.
     out.push_str(&format!("{s}=$?; done; {s}={BREAK_MARK}; done\n"));
     out.into_bytes()
 }
@@ -280,8 +308,8 @@ pub(crate) struct Report {
 }
 
 /// The report carrying `secret` among the bytes read from the report pipe, or `None` while there is
-/// none. A record is `<secret> <status> <$!> <$PWD> <secret>` and a newline (a status is empty after
-/// a `continue` out of the command, see [`ReportStatus`]; `echo -E` under `set -o posix` and
+/// none. A record is `<secret> <status> <$!> <$PWD> <secret>` and a newline (the status is the
+/// call's header after a `continue` out of the command, see [`ReportStatus`]; `echo -E` under `set -o posix` and
 /// `xpg_echo` prints `-E ` first). Anything else (forged records, partial ones, junk) is skipped:
 /// only the runner knows the secret, so the record is found wherever it starts, and ends where the
 /// secret comes again.
@@ -297,7 +325,9 @@ pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
     let len = memchr::memmem::find(&buf[start..], &needle)?;
     let mut fields = buf[start..start + len].splitn(3, |&b| b == b' ');
     let status = match fields.next()? {
-        b"" => ReportStatus::LeftLoops(LoopExit::Continue),
+        header if header.len() == HEADER_LEN && matches!(header.last(), Some(b's' | b'm')) => {
+            ReportStatus::LeftLoops(LoopExit::Continue)
+        }
         text => match std::str::from_utf8(text).ok()?.parse().ok()? {
             BREAK_MARK => ReportStatus::LeftLoops(LoopExit::Break),
             code => ReportStatus::Exited(code),
@@ -306,6 +336,20 @@ pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
     let last_job = fields.next().unwrap_or_default().to_vec();
     let pwd = fields.next().unwrap_or_default().to_vec();
     Some(Report { status, last_job, pwd })
+}
+
+/// The runner's last words among the bytes read from the report pipe, when it ended itself because
+/// what it calls no longer works (see [`runner`]): the status of the command that broke it, `None`
+/// inside when there was none to give (a `continue` out of the command). `None` when the shell
+/// ended otherwise.
+pub(crate) fn runner_broken(buf: &[u8]) -> Option<Option<i32>> {
+    let mut needle = Vec::with_capacity(RUNNER_BROKEN.len() + 1);
+    needle.extend_from_slice(RUNNER_BROKEN.as_bytes());
+    needle.push(b' ');
+    let start = memchr::memmem::rfind(buf, &needle)? + needle.len();
+    let rest = &buf[start..];
+    let status = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+    Some(std::str::from_utf8(status).ok().and_then(|text| text.parse().ok()))
 }
 
 /// The start-up command: the snapshot (aliases, functions) and alias expansion for what follows.
@@ -393,6 +437,16 @@ mod tests {
     }
 
     #[test]
+    fn the_runners_last_words_give_the_commands_status() {
+        assert_eq!(
+            runner_broken(b"k1 0  / k1\nbash: line 1: BASH_VERSINFO[99]: bashrt-runner-broken 3\n"),
+            Some(Some(3))
+        );
+        assert_eq!(runner_broken(b"bash: line 1: BASH_VERSINFO[99]: bashrt-runner-broken \n"), Some(None));
+        assert_eq!(runner_broken(b"k1 0  / k1\n"), None);
+    }
+
+    #[test]
     fn only_the_report_with_the_secret_counts() {
         let report = |status, job: &str, pwd: &str| {
             Some(Report { status, last_job: job.as_bytes().to_vec(), pwd: pwd.as_bytes().to_vec() })
@@ -410,6 +464,10 @@ mod tests {
         assert_eq!(find_report(b"k1 0   k1\n", "k1"), report(ReportStatus::Exited(0), "", ""));
         // The marks of a `break` and a `continue` that left the command's loops.
         assert_eq!(find_report(b"k1 -2  / k1\n", "k1"), report(ReportStatus::LeftLoops(LoopExit::Break), "", "/"));
-        assert_eq!(find_report(b"k1  9 / k1\n", "k1"), report(ReportStatus::LeftLoops(LoopExit::Continue), "9", "/"));
+        assert_eq!(
+            find_report(b"k1 0012m 9 / k1\n", "k1"),
+            report(ReportStatus::LeftLoops(LoopExit::Continue), "9", "/")
+        );
+        assert_eq!(find_report(b"k1  9 / k1\n", "k1"), None, "no status at all");
     }
 }
