@@ -17,7 +17,7 @@
 //!     0*) ;;                                                               # after a failed command:
 //!     *) builtin eval '' || <end>;; esac                                   # `eval` not disabled?
 //!   read -N 16 <h>; echo -E "<h> <status> <$!> <$PWD> <h>" >report pipe    # the last call's report
-//!   until read -N 5 <status> <h>; do <a TMOUT ran out> || <end>; done      # the next call's header
+//!   until read -N 5 <status>; do <a TMOUT ran out> || <end>; done          # the next call's header
 //!   case <status> in                                                       # one case, four branches:
 //!     <inline or memfd, merged or split>)                                  # where the command is,
 //!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
@@ -183,7 +183,6 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // status, `$!`, `$PWD` and the secret again, which ends the record (a `$PWD` may hold newlines).
     // `echo -E` costs the shell less than `printf` (`-E`: no backslash of a `$PWD` is taken for an
     // escape, under `xpg_echo` too); `printf` stands in where `echo` was disabled (`enable -n echo`).
-    // The secret's variable is overwritten by the header right after.
     out.push_str(&format!(
         "\\builtin read -N {n} {h}; \
          \\builtin echo -E \"${h} ${s} ${{!-}} ${{PWD-}} ${h}\" >{report} \
@@ -193,14 +192,15 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     // The wait for the next call is the only `read` that waits: under a `TMOUT` a command set (a
     // hardened profile's `readonly TMOUT=900`) it times out (a status above 128, nothing read) and
-    // waits again; at the end of the input the runner ends. The header goes where the status was
-    // (`read -N` gives every name after the first an empty value, which spends the secret): a
+    // waits again; at the end of the input the runner ends. The header goes where the status was: a
     // command whose `continue` reaches the runner's loop skips the statement that sets the status, so
     // its report carries a header there instead of a number. And a `read` that did not happen (a
     // function named `builtin`) leaves a number there, which is no header. Neither the secret nor
-    // the header holds a backslash: no `-r` (one word less to expand).
+    // the header holds a backslash: no `-r` (one word less to expand). One name per `read` (a second
+    // costs about 2,800 instructions): the spent secret stays in its variable while the command
+    // runs, of no use to it, as the next report carries a new one.
     out.push_str(&format!(
-        "until \\builtin read -N {n} {s} {h}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; \
+        "until \\builtin read -N {n} {s}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; \
          *) {end};; esac; done; ",
         n = HEADER_LEN,
     ));
