@@ -100,6 +100,24 @@ fn a_hanging_rc_times_out_instead_of_hanging_the_call() {
 }
 
 #[test]
+fn an_rc_with_thousands_of_definitions_is_captured_whole_within_the_deadline() {
+    // Frameworks of rc files (bash-it, oh-my-bash) define thousands of functions and aliases. The
+    // capture printed each through a command substitution, a fork apiece: past a few thousand it
+    // ran out its deadline, and the user got no snapshot at all.
+    let home = tempfile::tempdir().unwrap();
+    let mut rc = String::new();
+    for i in 0..7_000 {
+        rc.push_str(&format!("fn_{i}() {{ echo \"f{i} $1\"; }}\nalias al_{i}='echo a{i}'\n"));
+    }
+    std::fs::write(home.path().join(".bashrc"), rc).unwrap();
+    let out = home.path().join("snap.sh");
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, bashrt_core::shell::snapshot::CAPTURE_TIMEOUT, None)
+        .unwrap();
+    assert_eq!((snap.functions, snap.aliases), (7_000, 7_000), "{:?}", snap.skipped);
+    assert_eq!(bash_with(&out, "fn_6999 x\nal_0"), "f6999 x\na0\n");
+}
+
+#[test]
 fn no_rc_gives_an_empty_but_valid_snapshot() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("snap.sh");

@@ -30,8 +30,8 @@ use crate::outcome::Outcome;
 
 pub(crate) use oneshot::spawn_error;
 pub use oneshot::OneShotExecutor;
+pub(crate) use script::quote_into;
 pub use script::{compose, StatusMode};
-pub(crate) use script::{quote_into, quoted};
 pub(crate) use shell_path::ShellResolver;
 pub use shell_path::{resolve_shell, ShellError};
 

@@ -120,16 +120,19 @@ const CAPTURE_COMMAND: &str = "if command -v setsid >/dev/null 2>&1; then \
     exec \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null";
 
 /// Runs inside `bash -i` after the rc files: prints NUL-terminated records `kind \x1f name \x1f text`.
-/// Every word is `\`-escaped so the user's aliases can't replace our builtins.
+/// Every word is `\`-escaped so the user's aliases can't replace our builtins. Each definition is
+/// printed where it stands, not through a command substitution: that is a fork per item, and rc
+/// frameworks define thousands (10,000 took over 5 s, the capture's deadline, this way, and 0.3 s
+/// printed directly). Two forks in all, for the lists of names.
 const CAPTURE_SCRIPT: &str = r#"\builtin set +o history 2>/dev/null; \builtin unset HISTFILE
 IFS=$' \t\n'
 for __bashrt_n in $(\builtin compgen -A function); do
-  \builtin printf 'f\037%s\037%s\0' "$__bashrt_n" "$(\builtin declare -f -- "$__bashrt_n")"
+  \builtin printf 'f\037%s\037' "$__bashrt_n"; \builtin declare -f -- "$__bashrt_n"; \builtin printf '\0'
 done
 for __bashrt_n in $(\builtin compgen -a); do
-  \builtin printf 'a\037%s\037%s\0' "$__bashrt_n" "$(\builtin alias -- "$__bashrt_n")"
+  \builtin printf 'a\037%s\037' "$__bashrt_n"; \builtin alias -- "$__bashrt_n"; \builtin printf '\0'
 done
-\builtin printf 's\037shopt\037%s\0' "$(\builtin shopt -p)"
+\builtin printf 's\037shopt\037'; \builtin shopt -p; \builtin printf '\0'
 \builtin printf 'e\037end\037\0'
 "#;
 
@@ -196,7 +199,10 @@ fn parse_records(raw: &[u8]) -> Vec<Item> {
                 "e" => Kind::End,
                 _ => return None,
             };
-            Some(Item { kind, name: parts.next()?.to_string(), text: parts.next()?.to_string() })
+            let name = parts.next()?.to_string();
+            // The definition as printed, without the newline that ends it.
+            let text = parts.next()?.trim_end_matches('\n').to_string();
+            Some(Item { kind, name, text })
         })
         .collect()
 }
@@ -254,24 +260,28 @@ fn validate(
     skipped: &mut Vec<String>,
     timeout: Duration,
 ) -> Result<Vec<Item>, SnapshotError> {
-    let dir = tempfile::Builder::new()
-        .prefix("validate-")
-        .tempdir_in(work)
-        .map_err(|source| SnapshotError::Write { path: work.to_path_buf(), source })?;
+    // Each item is sourced from a here-document of its own: a syntax error in it fails that `.`
+    // only (bash is not in POSIX mode here), and loading a definition or an option has no other
+    // effect, so one shell, no subshell per item. Not `eval`: in bash 5.2 a string that ends inside
+    // a quote leaves the parser broken for the lines after it. Not a file per item: thousands of
+    // them cost seconds to create. The delimiter is drawn per capture; an item with a line equal to
+    // it (it cannot happen by chance) is left out.
+    let delimiter = format!(
+        "__BASHRT_ITEM_{:016x}__",
+        std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), items.len())
+    );
     let mut script = String::from("shopt -s expand_aliases\n");
     for (i, item) in items.iter().enumerate() {
-        let file = dir.path().join(format!("{i}.sh"));
-        std::fs::write(&file, format!("{}\n", item.text))
-            .map_err(|source| SnapshotError::Write { path: file.clone(), source })?;
-        // No subshell per item: a syntax error in a sourced file fails that `.` only (bash is not in
-        // POSIX mode here), and loading a definition or an option has no other effect.
+        if item.text.lines().any(|line| line == delimiter) {
+            continue;
+        }
         script.push_str(&format!(
-            "if . {q} >/dev/null 2>&1 </dev/null; then echo {i}; fi\n",
-            q = crate::exec::quoted(&file.to_string_lossy())
+            "if \\builtin . /dev/stdin >/dev/null 2>&1 <<'{delimiter}'; then \\builtin echo {i}; fi\n{}\n{delimiter}\n",
+            item.text
         ));
     }
     let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
-    let request = ExecRequest::new(shell, script, dir.path(), timeout);
+    let request = ExecRequest::new(shell, script, work, timeout);
     let mut ok = Vec::new();
     let mut collect = |chunk: &[u8]| {
         ok.extend_from_slice(chunk);
