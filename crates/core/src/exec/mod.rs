@@ -253,7 +253,7 @@ pub enum ReplaceReason {
     Unresponsive,
     /// It could no longer enter a directory that exists (a `cd` broken by its commands).
     CannotCd,
-    /// It ended itself: its command redefined or disabled what the runner calls (a function named
+    /// It ended itself: a command redefined or disabled what the runner calls (a function named
     /// `builtin` or `command`, `enable -n` of one of them or of `read`, `eval` or `exec`).
     RunnerBroken,
 }
@@ -279,7 +279,7 @@ impl fmt::Display for ReplaceReason {
             ),
             Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
             Self::RunnerBroken => f.write_str(
-                "the previous shell ended: its command disabled or redefined a builtin bashrt needs \
+                "the previous shell ended: a command disabled or redefined a builtin bashrt needs \
                  (builtin, command, read, eval or exec)",
             ),
         }
@@ -341,7 +341,7 @@ fn lost_text(reason: &ReplaceReason) -> String {
         ReplaceReason::Unresponsive => {
             "the shell stopped answering (the command disabled what bashrt needs); it was killed".to_string()
         }
-        ReplaceReason::RunnerBroken => "the command disabled or redefined a builtin bashrt needs (builtin, command, \
+        ReplaceReason::RunnerBroken => "a command disabled or redefined a builtin bashrt needs (builtin, command, \
                                         read, eval or exec), and the shell ended"
             .to_string(),
         ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
