@@ -97,6 +97,7 @@ pub(crate) fn run_on<'a>(
         snapshot: runtime.snapshot(&shell),
         prefix: settings.command_prefix.clone(),
         split_stdout: spec.status == StatusMode::ExtractedLastStage,
+        interactive: false,
         shell,
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };

@@ -118,6 +118,19 @@ fn an_rc_with_thousands_of_definitions_is_captured_whole_within_the_deadline() {
 }
 
 #[test]
+fn what_the_rc_prints_loses_no_definition() {
+    // A greeting on stdout (without a newline) ran into the first record, which was dropped: the
+    // rc's first function went missing from every shell.
+    let home = tempfile::tempdir().unwrap();
+    let rc = "printf 'Welcome'; printf 'warning' >&2\nfirst() { echo first; }\nalias second='echo second'\n";
+    std::fs::write(home.path().join(".bashrc"), rc).unwrap();
+    let out = home.path().join("snap.sh");
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    assert_eq!((snap.functions, snap.aliases), (1, 1), "{snap:?}");
+    assert_eq!(bash_with(&out, "first\nsecond"), "first\nsecond\n");
+}
+
+#[test]
 fn no_rc_gives_an_empty_but_valid_snapshot() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("snap.sh");

@@ -81,6 +81,10 @@ pub struct ExecRequest {
     /// deliver stdout apart from stderr ([`OutputConsumer::stdout_split`]) and the limit counts
     /// stdout alone, as in bash.
     pub split_stdout: bool,
+    /// Run the shell interactive (`<shell> -i -c …`), in a session of its own: no controlling
+    /// terminal can stop it (SIGTTIN/SIGTTOU) or be read or changed by it. The snapshot's capture
+    /// reads the user's rc files this way. One-shot executions only; a long-lived shell ignores it.
+    pub interactive: bool,
 }
 
 impl Default for ExecRequest {
@@ -97,6 +101,7 @@ impl Default for ExecRequest {
             snapshot: None,
             prefix: None,
             split_stdout: false,
+            interactive: false,
         }
     }
 }

@@ -91,6 +91,9 @@ impl Executor for OneShotExecutor {
         if let Some(name) = req.shell.file_name() {
             command.arg0(name);
         }
+        if req.interactive {
+            command.arg("-i");
+        }
         match &script_file {
             Some(file) => command.arg(file.path()),
             // `--`: a command that starts with `-` is a command, not an option of the shell.
@@ -112,8 +115,17 @@ impl Executor for OneShotExecutor {
             .envs(req.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::from(stdout.map_err(ExecError::Setup)?))
-            .stderr(Stdio::from(write))
-            .process_group(0);
+            .stderr(Stdio::from(write));
+        if req.interactive {
+            // A session of its own, which also makes it the leader of a process group of its own,
+            // as `process_group(0)` does for the others: the tree is killed the same way.
+            // SAFETY: `setsid` is async-signal-safe and touches no memory of the parent's.
+            unsafe {
+                command.pre_exec(|| nix::unistd::setsid().map(drop).map_err(io::Error::from));
+            }
+        } else {
+            command.process_group(0);
+        }
         if let Some(file) = &bash_env {
             command.env("BASH_ENV", file.path());
         }

@@ -46,11 +46,17 @@ token=$1
 quiet=0
 for ((round = 0; round < 200 && quiet < 3; round++)); do
   found=0
+  read -r _ _ _ _ last _ < /proc/loadavg
   for d in /proc/[0-9]*; do check "${d#/proc/}"; done
-  # The newest pids, a few times: where a process that forks and exits over and over is.
-  for ((probe = 0; probe < 8; probe++)); do
-    read -r _ _ _ _ last _ < /proc/loadavg
-    for ((p = last - 64; p <= last; p++)); do [[ -e /proc/$p ]] && check "$p"; done
+  # Every pid handed out since the scan began, while new ones appear: pids go up (until they wrap),
+  # so a process that forks and exits over and over, its generations too brief for one pass over
+  # /proc to meet them alive, is met at its newest, however fast other processes fork.
+  for ((probe = 0; probe < 32; probe++)); do
+    read -r _ _ _ _ now _ < /proc/loadavg
+    ((now == last)) && break
+    if ((now > last)); then from=$((now - last > 4096 ? now - 64 : last + 1)); else from=1; fi
+    for ((p = from; p <= now; p++)); do [[ -e /proc/$p ]] && check "$p"; done
+    last=$now
   done
   if ((found)); then quiet=0; else ((quiet++)); fi
 done

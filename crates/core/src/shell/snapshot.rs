@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::cancel::CancelToken;
-use crate::exec::{ExecRequest, Executor, Flow, OneShotExecutor};
+use crate::exec::{ExecRequest, Executor, Flow, OneShotExecutor, OutputConsumer};
 use crate::outcome::Outcome;
 use crate::private_dir;
 
@@ -112,19 +112,14 @@ struct Item {
     text: String,
 }
 
-/// Starts the interactive shell in a session of its own when `setsid` is there: with no controlling
-/// terminal, it can neither be stopped by one (SIGTTIN/SIGTTOU when `bashrt` runs in a terminal's
-/// background, or before the terminal gave it the foreground) nor read or change it.
-const CAPTURE_COMMAND: &str = "if command -v setsid >/dev/null 2>&1; then \
-    exec setsid -w \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null </dev/null; fi; \
-    exec \"$BASH\" -i -c \"$BASHRT_SNAPSHOT_SCRIPT\" 2>/dev/null";
-
 /// Runs inside `bash -i` after the rc files: prints NUL-terminated records `kind \x1f name \x1f text`.
 /// Every word is `\`-escaped so the user's aliases can't replace our builtins. Each definition is
 /// printed where it stands, not through a command substitution: that is a fork per item, and rc
 /// frameworks define thousands (10,000 took over 5 s, the capture's deadline, this way, and 0.3 s
-/// printed directly). Two forks in all, for the lists of names.
-const CAPTURE_SCRIPT: &str = r#"\builtin set +o history 2>/dev/null; \builtin unset HISTFILE
+/// printed directly). Two forks in all, for the lists of names. The first NUL ends whatever the rc
+/// files printed on stdout (a greeting), so that it is a record of its own, dropped, and not the
+/// start of the first definition's.
+const CAPTURE_SCRIPT: &str = r#"\builtin printf '\0'; \builtin set +o history 2>/dev/null; \builtin unset HISTFILE
 IFS=$' \t\n'
 for __bashrt_n in $(\builtin compgen -A function); do
   \builtin printf 'f\037%s\037' "$__bashrt_n"; \builtin declare -f -- "$__bashrt_n"; \builtin printf '\0'
@@ -147,21 +142,24 @@ pub fn capture(
     marker: Option<(OsString, OsString)>,
 ) -> Result<Snapshot, SnapshotError> {
     let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
-    let mut request = ExecRequest::new(shell, CAPTURE_COMMAND, home, timeout);
+    // The script runs as `<shell> -i -c`, in a session of its own: with no controlling terminal, the
+    // interactive shell can neither be stopped by one (SIGTTIN/SIGTTOU when `bashrt` runs in a
+    // terminal's background, or before the terminal gave it the foreground) nor read or change it.
+    // Started so directly, not through a `bash -c` that runs `setsid`: two programs and a fork
+    // fewer, about 5 ms of a first command's wait.
+    let mut request = ExecRequest {
+        interactive: true,
+        // What the rc files print on stderr stays out of the records.
+        split_stdout: true,
+        ..ExecRequest::new(shell, CAPTURE_SCRIPT, home, timeout)
+    };
     let mut env = vec![
         (OsString::from("HOME"), home.as_os_str().to_owned()),
-        (OsString::from("BASHRT_SNAPSHOT_SCRIPT"), OsString::from(CAPTURE_SCRIPT)),
         (OsString::from("HISTFILE"), OsString::from("/dev/null")),
     ];
     env.extend(marker);
     request.env = env.into();
-    let mut raw = Vec::new();
-    let mut collect = |chunk: &[u8]| {
-        if raw.len() < 64 * 1024 * 1024 {
-            raw.extend_from_slice(chunk);
-        }
-        Flow::Continue
-    };
+    let mut collect = StdoutOnly::default();
     let execution =
         OneShotExecutor.execute(&request, &mut collect, &cancel).map_err(|e| SnapshotError::Failed(e.to_string()))?;
     match execution.outcome {
@@ -169,7 +167,7 @@ pub fn capture(
         Outcome::TimedOut => return Err(SnapshotError::TimedOut(timeout)),
         other => return Err(SnapshotError::Failed(format!("capture ended with {other:?}"))),
     }
-    let items = parse_records(&raw);
+    let items = parse_records(&collect.raw);
     if !items.iter().any(|i| i.kind == Kind::End) {
         return Err(SnapshotError::Failed("the interactive shell printed no snapshot".into()));
     }
@@ -185,6 +183,25 @@ pub fn capture(
         aliases: valid.iter().filter(|i| i.kind == Kind::Alias).count(),
         skipped,
     })
+}
+
+/// The capture's stdout, up to 64 MiB; its stderr (what the rc files print) is dropped.
+#[derive(Default)]
+struct StdoutOnly {
+    raw: Vec<u8>,
+}
+
+impl OutputConsumer for StdoutOnly {
+    fn consume(&mut self, _stderr: &[u8]) -> Flow {
+        Flow::Continue
+    }
+
+    fn consume_stdout(&mut self, chunk: &[u8]) -> Flow {
+        if self.raw.len() < 64 * 1024 * 1024 {
+            self.raw.extend_from_slice(chunk);
+        }
+        Flow::Continue
+    }
 }
 
 fn parse_records(raw: &[u8]) -> Vec<Item> {
