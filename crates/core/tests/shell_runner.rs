@@ -364,6 +364,15 @@ fn functions_named_eval_or_exec_are_the_users_and_not_the_runners() {
     assert_eq!((execution.shell, output.as_str()), (ShellEvent::Reused, "real\n"));
 }
 
+/// The output of a command that printed `before` and then ran `statement` (`break` or `continue`)
+/// past its own loops: bash's own message for it, and that the rest did not run. Exact text.
+fn left_loops(before: &str, statement: &str) -> String {
+    format!(
+        "{before}bash: {statement}: only meaningful in a `for', `while', or `until' loop\n\
+         bash: the rest of the command did not run: its `{statement}` left the command's loops\n"
+    )
+}
+
 #[test]
 fn a_break_outside_the_commands_loops_is_reported_not_hidden() {
     // `eval` keeps bash's loop count, so a `break` past the command's own loops leaves the runner's
@@ -372,12 +381,7 @@ fn a_break_outside_the_commands_loops_is_reported_not_hidden() {
     let pool = ShellPool::default();
     in_shell(&pool, None, "v=kept");
     let (execution, output) = in_shell(&pool, None, "for i in 1 2; do echo $i; break 2; done; echo after");
-    assert_eq!(execution.outcome, Outcome::Exited { code: 1 });
-    assert_eq!(
-        output,
-        "1\nbash: break: only meaningful in a `for', `while', or `until' loop\n\
-         bash: the rest of the command did not run: its `break` left the command's loops\n"
-    );
+    assert_eq!((execution.outcome, output), (Outcome::Exited { code: 1 }, left_loops("1\n", "break")));
     let (execution, output) = in_shell(&pool, None, "echo \"v=$v\"");
     assert_eq!((execution.shell, output.as_str()), (ShellEvent::Reused, "v=kept\n"));
     // A function's `break` never reaches a loop outside it, as in `bash -c`.
@@ -393,12 +397,7 @@ fn a_continue_outside_the_commands_loops_is_reported_not_hidden() {
     let pool = ShellPool::default();
     in_shell(&pool, None, "v=kept");
     let (execution, output) = in_shell(&pool, None, "echo one; continue; echo after");
-    assert_eq!(execution.outcome, Outcome::Exited { code: 1 });
-    assert_eq!(
-        output,
-        "one\nbash: continue: only meaningful in a `for', `while', or `until' loop\n\
-         bash: the rest of the command did not run: its `continue` left the command's loops\n"
-    );
+    assert_eq!((execution.outcome, output), (Outcome::Exited { code: 1 }, left_loops("one\n", "continue")));
     let (execution, output) = in_shell(&pool, None, "for i in 1 2; do echo $i; continue 2; done; echo after");
     assert_eq!((execution.outcome, output.lines().count()), (Outcome::Exited { code: 1 }, 3), "{output}");
     let (execution, output) = in_shell(&pool, None, "echo \"v=$v\"; (exit 3)");

@@ -515,14 +515,15 @@ impl PersistentShell {
                 drain(output, out)?;
                 self.release(&mut outputs, thread);
                 self.walk_background();
-                if let Some(status) = broken {
+                let (outcome, retire, lost) = match broken {
                     // The command ran; what it did to the shell ended it, which this call says too.
-                    let outcome = status.map_or(outcome, |code| Outcome::Exited { code });
-                    let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
-                    return Ok(CallReport { result, retire: Some(ReplaceReason::RunnerBroken), lost: true });
-                }
+                    Some(status) => {
+                        (status.map_or(outcome, |code| Outcome::Exited { code }), ReplaceReason::RunnerBroken, true)
+                    }
+                    None => (outcome, limit.unwrap_or_else(|| replace_reason(outcome)), false),
+                };
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
-                Ok(CallReport::new(result, Some(limit.unwrap_or_else(|| replace_reason(outcome)))))
+                Ok(CallReport { result, retire: Some(retire), lost })
             }
             End::Killed(outcome) => {
                 // Keep the partial output, then interrupt, then keep what the dying tree printed.
