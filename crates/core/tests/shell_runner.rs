@@ -93,7 +93,11 @@ fn a_command_cannot_forge_its_report() {
     let log = tempfile::NamedTempFile::new().unwrap();
     let log = log.path().display().to_string();
     // Learn every path the runner opens and every value it keeps, through a DEBUG trap.
-    in_shell(&pool, None, &format!("trap 'echo \"$BASH_COMMAND\" >>{log}; set | grep ^__b >>{log}' DEBUG"));
+    in_shell(
+        &pool,
+        None,
+        &format!("trap 'echo \"$BASH_COMMAND\" >>{log}; set | grep -E \"^_[a-z0-9]{{2}}[shcx]=\" >>{log}' DEBUG"),
+    );
     in_shell(&pool, None, "trap - DEBUG; true");
     let dir = tempfile::tempdir().unwrap();
     let forge = format!(
@@ -116,8 +120,9 @@ fn a_header_written_into_the_call_pipe_reaches_no_path() {
     let pool = ShellPool::default();
     let log = tempfile::NamedTempFile::new().unwrap();
     let log = log.path().display().to_string();
-    // The call pipe's path, learnt from the runner's own statements through a DEBUG trap.
-    in_shell(&pool, Some("s"), &format!("trap 'echo \"$BASH_COMMAND\" >>{log}' DEBUG"));
+    // The call pipe, learnt through a DEBUG trap, which runs for the runner's own statements too:
+    // the pipe the shell reads the call from, which the runtime holds.
+    in_shell(&pool, Some("s"), &format!("trap 'readlink /proc/$$/fd/0 >>{log}' DEBUG"));
     in_shell(&pool, Some("s"), "trap - DEBUG; true");
     // A short name: an earlier header had a 20-character output field, which the runner appended to
     // `/proc/<pid>/fd/`, and `/../../..` + the victim's path was the victim. Now no part of a header
@@ -129,7 +134,9 @@ fn a_header_written_into_the_call_pipe_reaches_no_path() {
     // Written during the command, it is what the runner reads as the next header, right after this
     // command's secret.
     let hostile = format!(
-        r#"call=$(grep -o 'exec < /proc/[0-9]*/fd/[0-9]*' {log} | head -n 1); printf '0001%s%s' '{field:/>20}' x >"${{call#exec < }}""#
+        r#"pipe=$(grep -o 'pipe:.*' {log} | head -n 1)
+           for p in /proc/$PPID/fd/*; do [ "$(readlink "$p")" = "$pipe" ] && call=$p; done
+           printf '0001%s%s' '{field:/>20}' x >"$call""#
     );
     let (first, output) = in_shell(&pool, Some("s"), &hostile);
     assert_eq!((first.outcome, output.as_str()), (OK, ""), "{first:?}");
@@ -227,25 +234,41 @@ fn disabling_echo_or_printf_is_survived_and_disabling_every_way_to_report_is_not
 
 #[test]
 fn redefining_or_disabling_what_the_runner_calls_ends_the_shell_at_once_with_the_commands_status() {
-    // The runner reaches `read`, `echo`, `eval` and `exec` through `builtin` and `command`, past
-    // functions of the user's with those names. A function named `builtin` or `command`, or one of
-    // them (or `read`, or `exec`) disabled, left it looping without ever waiting for the next call:
-    // the call never returned. The shell ends instead, the command's own status is kept, and both
-    // this call and the next say why.
+    // The runner reaches `read`, `echo` and `eval` through `builtin`, past functions of the user's
+    // with those names. A function named `builtin`, or it (or `read`) disabled, left it looping
+    // without ever waiting for the next call: the call never returned. The shell ends instead, the
+    // command's own status is kept, and both this call and the next say why.
     for (hostile, code) in [
         ("builtin() { :; }", 0),
         ("builtin() { echo hijacked; }; (exit 3)", 3),
         ("enable -n builtin", 0),
-        ("command() { :; }; false", 1),
-        ("enable -n command", 0),
         ("enable -n read", 0),
-        ("enable -n exec", 0),
     ] {
         let (first, next) = then_ok(hostile);
         assert_eq!(first.0.outcome, Outcome::Exited { code }, "{hostile}: {first:?}");
         assert_eq!(first.1, "", "{hostile}");
         assert_eq!(first.0.shell, ShellEvent::Lost { reason: ReplaceReason::RunnerBroken }, "{hostile}");
         assert_eq!(next, ShellEvent::Replaced { reason: ReplaceReason::RunnerBroken }, "{hostile}");
+    }
+}
+
+#[test]
+fn the_runner_serves_on_without_command_or_exec() {
+    // `command exec` only closes, after a command that failed, what an interrupted one might have
+    // left open: a function named `command` or `exec`, or either disabled, used to end the shell (or
+    // take the runner's files from it), and now changes nothing a call can see.
+    for hostile in ["command() { :; }", "enable -n command", "enable -n exec", "exec() { :; }"] {
+        let pool = ShellPool::default();
+        let (first, _) = in_shell(&pool, Some("s"), hostile);
+        assert_eq!((first.outcome, first.shell), (OK, ShellEvent::Started), "{hostile}");
+        let (failed, output) = in_shell(&pool, Some("s"), "echo a; (exit 4)");
+        assert_eq!(
+            (failed.outcome, output.as_str(), failed.shell),
+            (Outcome::Exited { code: 4 }, "a\n", ShellEvent::Reused),
+            "{hostile}"
+        );
+        let (next, output) = in_shell(&pool, Some("s"), "echo b >&2");
+        assert_eq!((next.outcome, output.as_str(), next.shell), (OK, "b\n", ShellEvent::Reused), "{hostile}");
     }
 }
 
@@ -296,7 +319,8 @@ fn aliases_of_reserved_words_and_builtins_do_not_reach_the_runner() {
 #[test]
 fn attributes_on_the_runners_variables_do_not_hang_a_call() {
     for attribute in ["declare -i", "readonly", "declare -a", "declare -u"] {
-        let hostile = format!("for v in $(compgen -v __b); do {attribute} \"$v\"; done");
+        let hostile =
+            format!("for v in $(compgen -v _ | grep -E \"^_[a-z0-9]{{2}}[shcx]$\"); do {attribute} \"$v\"; done");
         then_ok(&hostile);
     }
 }
@@ -336,7 +360,7 @@ fn allexport_exports_the_users_variables_and_none_of_the_runners() {
     // environment of the commands (the command's text would, and past 128 KiB no program could start).
     let pool = ShellPool::default();
     in_shell(&pool, None, "set -a");
-    let (_, output) = in_shell(&pool, None, "v=1; env | grep -c '^__b'; env | grep -c '^v=1$'");
+    let (_, output) = in_shell(&pool, None, "v=1; env | grep -cE '^_[a-z0-9]{2}[shcx]='; env | grep -c '^v=1$'");
     assert_eq!(output, "0\n1\n");
     let long = format!("/bin/echo started # {}", "x".repeat(200_000));
     let (execution, output) = in_shell(&pool, None, &long);

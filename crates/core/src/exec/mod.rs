@@ -285,7 +285,7 @@ impl fmt::Display for ReplaceReason {
             Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
             Self::RunnerBroken => f.write_str(
                 "the previous shell ended: a command disabled or redefined a builtin bashrt needs \
-                 (builtin, command, read, eval or exec)",
+                 (builtin, read or eval)",
             ),
         }
     }
@@ -346,8 +346,8 @@ fn lost_text(reason: &ReplaceReason) -> String {
         ReplaceReason::Unresponsive => {
             "the shell stopped answering (the command disabled what bashrt needs); it was killed".to_string()
         }
-        ReplaceReason::RunnerBroken => "a command disabled or redefined a builtin bashrt needs (builtin, command, \
-                                        read, eval or exec), and the shell ended"
+        ReplaceReason::RunnerBroken => "a command disabled or redefined a builtin bashrt needs (builtin, read or \
+                                        eval), and the shell ended"
             .to_string(),
         ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
             "the shell did not come back from the interrupt within the grace period; it was killed".to_string()

@@ -274,7 +274,7 @@ impl PersistentShell {
         let command = MemFile::new("bashrt-command").map_err(setup)?;
         let slots = OutputSlots::new().map_err(setup)?;
         let nonce = RandomState::new().hash_one((std::process::id(), Instant::now(), calls_pipe.read.as_raw_fd()));
-        let tag = format!("{:x}", nonce & 0xffff_ffff);
+        let tag = protocol::runner_tag(nonce);
         let (call_path, report_path) = (calls_pipe.path(), reports.path());
         let (output_path, stdout_path) = slots.paths();
         let paths = RunnerPaths {

@@ -11,35 +11,36 @@
 //! ```text
 //! trap 'continue 99' INT; <status>= <prefix>=                             # an abort comes back here
 //! until ((0)); do until ((0)); do
-//!   command exec 0<call pipe 1>&- 2>&- || <end>                            # e.g. no fd left
-//!   case <status>$- in                                                     # not traced nor exported:
-//!     *[ax]*) set +x +a; <prefix>='<prefix>=;set -a;set -x;';;
-//!     0*) ;;                                                               # after a failed command:
-//!     *) builtin eval '' || <end>;; esac                                   # `eval` not disabled?
-//!   read -N 16 <h>; echo -E "<h> <status> <$!> <$PWD> <h>" >report pipe    # the last call's report
-//!   until read -N 5 <status>; do <a TMOUT ran out> || <end>; done          # the next call's header
-//!   case <status> in                                                       # one case, four branches:
-//!     <inline or memfd, merged or split>)                                  # where the command is,
-//!       read -N <length> <command>, or read it from <command memfd>        # where its output goes
-//!       command exec 0<&-                                                  # the call pipe is closed
-//!       builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output slot> 2>&1;;  # or >stdout 2>output
-//!     *) <end>;;                                                           # not a header
-//!   esac; <status>=$?                                                      # skipped by a `continue`
+//!   case <status>$- in                                                     # one pattern per call:
+//!     0hBs) ;;                                                             # it succeeded, options as at start
+//!     *[axu]*) set +x +a +u; <prefix>='<prefix>=;set -u;set -a;set -x;'   # not traced nor exported
+//!              command exec 0<&- 1>&- 2>&-; builtin eval '' || <end>;;
+//!     *) command exec 0<&- 1>&- 2>&-; builtin eval '' || <end>;;          # `eval` not disabled?
+//!   esac
+//!   { read -N 16 <h>; echo -E "<h> <status> $! $PWD <h>" >report pipe      # the last call's report
+//!     read -N 5 <status> || until <the same>; do <a TMOUT ran out> || <end>; done  # the next header
+//!     case <status> in ????m|????s) read -N <length> <command> || <end>;;  # inline,
+//!       @@@@M|@@@@S) read -d '' <command> <command memfd || <end>;;       # or in the memfd,
+//!       *) <end>;; esac                                                    # or not a header
+//!   } <call pipe                                                           # one open per call
+//!   case <status> in ????m|@@@@M) builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output slot> 2>&1;;
+//!     *) builtin eval "<prefix><command>" </dev/null >stdout slot 2>output slot;; esac  # split
+//!   <status>=$?                                                            # skipped by a `continue`
 //! done; <status>=-2; done                                                 # a `break` of the command
 //! ```
 //!
 //! `<end>` ends the shell in a way no command can redefine or disable, with last words on the report
 //! pipe that carry the command's status: what the runner calls no longer works (a function named
-//! `builtin` or `command`, or `enable -n` of one of them or of `read`, `eval` or `exec`), and it would
-//! otherwise loop for good without waiting for a call.
+//! `builtin`, or `enable -n` of it or of `read` or `eval`), and it would otherwise loop for good
+//! without waiting for a call.
 //!
-//! - Every runner file is opened by path per call (`/proc/<runtime pid>/fd/<n>`), so a command that
-//!   closes descriptors (`exec 10>&- 11>&-`) or redirects its own output for good (`exec >log`) breaks
-//!   nothing: the next call opens everything afresh. While a command runs the shell holds none of
-//!   the runner's descriptors (see [`runner`]), so there is nothing of the runner's for it to close
-//!   or write to. The runtime puts each call's output pipes at two descriptor numbers fixed for the
-//!   shell's life (its output slots), so the runner's paths are all fixed text.
-//!   The runner's variables have names drawn per shell, so `declare -i`/`readonly` on a guessed name
+//! - Every runner file is opened by path for the steps that use it (`/proc/<runtime pid>/fd/<n>`),
+//!   so a command that closes descriptors (`exec 10>&- 11>&-`) or redirects its own
+//!   output for good (`exec >log`) breaks nothing. Between calls the shell holds no descriptor at all
+//!   (see [`runner`]), so there is nothing of the runner's for a command to close, read or write to.
+//!   The runtime puts each call's output pipes at two descriptor numbers fixed for the shell's life
+//!   (its output slots), so the runner's paths are all fixed text.
+//!   The runner's variables have names drawn per shell, so `declare -i`/`readonly` on a fixed name
 //!   changes nothing.
 //! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
 //!   except under `read -N`, which asks for all N at once. So everything the runner reads has a
@@ -69,22 +70,23 @@
 //!   command), so the shell keeps its state like an interactive shell after Ctrl-C.
 //! - Whatever breaks the runner anyway (`enable -n printf echo`, `set -n`) leaves a shell that stops
 //!   answering: the runtime notices that the secret was consumed with no report following, or that
-//!   the shell stopped (`kill -STOP $$`), and replaces it. Functions named `eval` or `exec` (a
-//!   helper's, the user's) change nothing: the runner calls `builtin eval` and `command exec`. A
-//!   function named `command` makes the call pipe unopenable (the shell exits and is replaced); one
-//!   named `builtin` turns every step of the runner into nothing, the reads and the `eval`
-//!   included, so the shell runs nothing more (no command again) until the call's deadline or
-//!   abort, which kill it.
+//!   the shell stopped (`kill -STOP $$`), and replaces it. Functions named `eval`, `exec`, `read`
+//!   or `echo` (a helper's, the user's) change nothing: the runner calls `builtin eval` and the
+//!   like. One named `command` only keeps the runner from closing what an interrupted command left
+//!   open. One named `builtin` turns every step of the runner into nothing, and the runner ends
+//!   itself (`<end>`) at its first failed step.
 //! - Known gaps, in DEBUG traps only: the runner's steps run with the call pipe as stdin, or with
-//!   descriptor 0 closed at the top of the loop. A DEBUG trap that reads stdin takes the call's
-//!   record (the shell stops answering and is replaced), and one that opens a file for input onto a
-//!   descriptor of its own (`exec 3<file`) while 0 is closed makes bash 5.2 crash (the shell is
-//!   replaced). Commands themselves always run with `/dev/null` as stdin.
+//!   descriptor 0 closed. A DEBUG trap that reads stdin takes the call's record (the shell stops
+//!   answering and is replaced), and one that opens a file for input onto a descriptor of its own
+//!   (`exec 3<file`) while 0 is closed makes bash 5.2 crash (the shell is replaced). Commands
+//!   themselves always run with `/dev/null` as stdin.
 //!
-//! Each statement of the loop costs the shell a few microseconds of interpretation per call, and
-//! each redirection a few more (bash saves a descriptor it redirects and restores it afterwards,
-//! seven system calls, unless the descriptor was closed): the loop is kept to the statements the
-//! points above need, and its redirections land on closed descriptors.
+//! Each statement of the loop costs the shell a few microseconds of interpretation per call, each
+//! redirection a few more (bash saves a descriptor it redirects and restores it afterwards, seven
+//! system calls, unless the descriptor was closed), each character of a name or an unquoted word
+//! some hundreds of instructions, each `case` pattern tried a few thousand: the loop is kept to the
+//! statements the points above need, its common path to one pattern per `case`, its names short,
+//! its paths quoted, and its redirections land on closed descriptors.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -93,7 +95,8 @@ use std::path::Path;
 pub(crate) const SECRET_LEN: usize = 16;
 
 /// The call header's length: the command's length as four digits (`@@@@` for "read the memfd"),
-/// then `s` when the call splits stdout off, else `m`. Nothing in it reaches a path.
+/// then `s` when the call splits stdout off, else `m` (`S` and `M` with the memfd). Nothing in it
+/// reaches a path.
 pub(crate) const HEADER_LEN: usize = 5;
 
 /// The length field's width: [`INLINE_MAX`] has four digits.
@@ -122,13 +125,20 @@ pub(crate) struct RunnerPaths<'a> {
     pub stdout: &'a str,
 }
 
-/// The runner loop, one line. `tag` makes its variable names unguessable (hex digits only).
+/// The runner loop, one line. `tag` makes its variable names unguessable before the shell starts
+/// (two characters of `[a-z0-9]`: see [`runner_tag`]).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
-    let v = |name: &str| format!("__b{tag}{name}");
+    let v = |name: &str| format!("_{tag}{name}");
     let (s, h, c, x) = (v("s"), v("h"), v("c"), v("x"));
-    let mut out = String::with_capacity(1500);
-    // The runner's own end, for when what it calls no longer works: `builtin` or `command` taken by
-    // a function of the user's or disabled, `read`, `eval` or `exec` disabled. It would otherwise
+    // Every path is single-quoted: bash expands a quoted word several times faster than a bare one
+    // (no character of it can start an expansion or a pattern), and a redirection's target is
+    // expanded on every use.
+    let q = |path: &str| format!("'{path}'");
+    let (call, command, report) = (q(paths.call), q(paths.command), q(paths.report));
+    let (output, stdout) = (q(paths.output), q(paths.stdout));
+    let mut out = String::with_capacity(2500);
+    // The runner's own end, for when what it calls no longer works: `builtin` taken by a function of
+    // the user's or disabled, `read` or `eval` disabled. It would otherwise
     // loop without ever waiting for a call. Nothing in it can be redefined or disabled: a word
     // expansion error ends a non-interactive bash, and `${BASH_VERSINFO[99]:?…}` always is one (the
     // array is read-only and has no such element). Its message, on the report pipe, carries the
@@ -136,8 +146,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // status, and the last expansion ends a shell whose `exit` is gone too.
     let end = format!(
         "{{ {{ {x}=${{BASH_VERSINFO[99]:?{RUNNER_BROKEN} ${s}}}; }} 2>{report} || \\builtin exit \"${{{s}:-1}}\"; \
-         {x}=${{BASH_VERSINFO[99]:?}}; }}",
-        report = paths.report
+         {x}=${{BASH_VERSINFO[99]:?}}; }}"
     );
     // Set once: an abort's SIGINT brings the shell back to the top of the loop (`continue 99` reaches
     // the outermost loop, out of any loop of the command). An inherited `TMOUT` (hardened hosts
@@ -148,47 +157,52 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // report (see the end of the loop).
     out.push_str(&format!("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; {s}=; {x}=; "));
     out.push_str("until ((0)); do until ((0)); do ");
-    // The shell holds no descriptor but the call pipe's, and that only until the command is read: 1
-    // and 2 are closed here, 0 holds the call pipe and is closed before the command, and the
-    // command's redirections are undone after it. So no redirection of the runner has anything to
-    // save and restore (bash saves a descriptor with four `fcntl`s and restores it with three more),
-    // a command finds no saved copy of the runner's files to close or write to, and what the
-    // runner's own steps would print (traces, DEBUG-trap output, errors) goes nowhere. Closing them
-    // again each time also ends what an interrupted command left open. `command exec` (not `builtin
-    // exec`, whose redirections are undone; not `exec`, which a function of the user's may stand
-    // for: a helper named `exec` or `eval` is theirs to call, never the runner's, which takes `eval`
-    // through `builtin` too) opens the call pipe afresh for every call, as descriptor 0 (the lowest
-    // free one, so bash needs no `dup2`, and never `{var}`: bash 5.2 crashes moving a descriptor
-    // opened as 0 while 0 is where it read its own input from); a shell that cannot open it any more
-    // ends with the command's status.
-    out.push_str(&format!("\\command exec 0<{call} 1>&- 2>&- || {end}; ", call = paths.call));
-    // Tracing is off while the runner runs (`BASH_XTRACEFD` may name a file of the user's; only the
-    // `exec` above and the loop's condition are traced there) and back on for the command. So is
-    // `set -a` (allexport), under which every variable the runner assigns would be exported to the
-    // command's programs: the command's own text among them, which past 128 KiB makes every program
-    // fail to start ("Argument list too long"). Its variables lose the export attribute the last
-    // call gave them. Both come back as a prefix of the command, `set -a` first so that it is not
-    // traced, after an assignment that empties the prefix: it is emptied where it is used, and only
-    // when it was set, so the common case, neither option on, costs one pattern and no assignment.
-    // The same `case` makes sure `eval` still works after a command that failed (`enable -n eval`
-    // makes every later command fail with 1, in the same shell for good): when it does not, the
-    // runner ends. After a command that succeeded (the status starts with 0) it costs one pattern.
+    // Between calls the shell holds no descriptor at all: the command ran with 0, 1 and 2 redirected
+    // by the runner's `eval`, which closes them again afterwards, and every runner file is opened
+    // for the one step that uses it. So no redirection of the runner has anything to save and
+    // restore (bash saves a descriptor with four `fcntl`s and restores it with three more), a command
+    // finds no copy of the runner's files to close or write to, and what the runner's own steps
+    // would print (traces, DEBUG-trap output, errors) goes nowhere.
+    //
+    // One `case` on the last status and the shell's options decides what the top of the loop does.
+    // After a command that succeeded in a shell with the options it started with (`0hBs`), nothing:
+    // one pattern. Otherwise:
+    // - 0, 1 and 2 are closed for good (`command exec`, not `builtin exec`, whose redirections are
+    //   undone; never `exec`, which a function of the user's may stand for), in case an interrupted
+    //   command (an abort, which comes back here through the trap) left them open. Bash 5.2 undoes
+    //   the `eval`'s redirections on the way back, so this is only a safety net, and the runner does
+    //   not depend on it: a `command` or `exec` disabled or redefined by the user only takes it away;
+    // - tracing (`set -x`), `set -a` (allexport) and `set -u` are turned off while the runner runs,
+    //   and come back as a prefix of the command. Traced, the runner's steps would show in a
+    //   `BASH_XTRACEFD` of the user's; under `set -a` every variable it assigns would be exported to
+    //   the command's programs, the command's own text among them, which past 128 KiB makes every
+    //   program fail to start ("Argument list too long"), so its variables lose the attribute the
+    //   last call gave them; under `set -u`, `$!` before any background job ends the shell. The prefix
+    //   starts with an assignment that empties it (it is emptied where it is used, and only when set)
+    //   and ends with `set -x`, so that nothing else of it is traced;
+    // - `eval` must still work (`enable -n eval` makes every later command fail with 1, in the same
+    //   shell for good): when it does not, the runner ends.
+    let close = "\\command exec 0<&- 1>&- 2>&-;";
     out.push_str(&format!(
-        "case ${s}$- in *[ax]*) \
-         case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; \
+        "case ${s}$- in 0hBs) ;; \
+         *[axu]*) case $- in *x*) \\builtin set +x; {x}='set -x;';; *) {x}=;; esac; \
          case $- in *a*) \\builtin set +a; \\builtin export -n {s} {h} {c} {x}; {x}=\"set -a;${x}\";; esac; \
-         {x}=\"{x}=;${x}\";; 0*) ;; *) \\builtin eval '' || {end};; esac; "
+         case $- in *u*) \\builtin set +u; {x}=\"set -u;${x}\";; esac; \
+         {x}=\"{x}=;${x}\"; {close} \\builtin eval '' || {end};; \
+         *) {close} \\builtin eval '' || {end};; esac; "
     ));
-    // The last call's report (`$!` cannot change between the command and here): the secret, the
-    // status, `$!`, `$PWD` and the secret again, which ends the record (a `$PWD` may hold newlines).
-    // `echo -E` costs the shell less than `printf` (`-E`: no backslash of a `$PWD` is taken for an
-    // escape, under `xpg_echo` too); `printf` stands in where `echo` was disabled (`enable -n echo`).
+    // The call pipe is opened once per call, for a group of the steps that read it (`{ …; }
+    // <call pipe`: one open, and the descriptor closed again when the group ends, before the command
+    // runs). First the last call's report (`$!` cannot change between the command and here): the
+    // secret, the status, `$!`, `$PWD` and the secret again, which ends the record (a `$PWD` may hold
+    // newlines). `echo -E` costs the shell less than `printf` (`-E`: no backslash of a `$PWD` is taken
+    // for an escape, under `xpg_echo` too); `printf` stands in where `echo` was disabled (`enable -n
+    // echo`).
     out.push_str(&format!(
-        "\\builtin read -N {n} {h}; \
-         \\builtin echo -E \"${h} ${s} ${{!-}} ${{PWD-}} ${h}\" >{report} \
-         || \\builtin printf '%s %s %s %s %s\\n' \"${h}\" \"${s}\" \"${{!-}}\" \"${{PWD-}}\" \"${h}\" >{report}; ",
+        "{{ \\builtin read -N {n} {h}; \
+         \\builtin echo -E \"${h} ${s} $! $PWD ${h}\" >{report} \
+         || \\builtin printf '%s %s %s %s %s\\n' \"${h}\" \"${s}\" \"$!\" \"$PWD\" \"${h}\" >{report}; ",
         n = SECRET_LEN,
-        report = paths.report
     ));
     // The wait for the next call is the only `read` that waits: under a `TMOUT` a command set (a
     // hardened profile's `readonly TMOUT=900`) it times out (a status above 128, nothing read) and
@@ -199,34 +213,26 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // the header holds a backslash: no `-r` (one word less to expand). One name per `read` (a second
     // costs about 2,800 instructions): the spent secret stays in its variable while the command
     // runs, of no use to it, as the next report carries a new one.
+    let read_header = format!("\\builtin read -N {HEADER_LEN} {s}");
     out.push_str(&format!(
-        "until \\builtin read -N {n} {s}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; \
-         *) {end};; esac; done; ",
-        n = HEADER_LEN,
+        "{read_header} || until {read_header}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; *) {end};; esac; done; "
     ));
-    // Then the command is read (inline, or from the memfd when it is not ASCII or long, ended by a
-    // NUL so that the `read` succeeds, under `set -e` too), the call pipe closed (no descriptor of
-    // the shell holds the secret while the command runs), and the command run, its output on the
-    // output slot, or its stdout on the stdout slot when the call splits stdout off (an extracted
-    // `| head` limits the producer's stdout alone). One `case` does it all: each statement of the
-    // loop costs the shell microseconds. Nothing of the header reaches a path (a command can write
-    // into the call pipe too): a header of another form ends the shell, and a length that is not a
-    // number fails the `read`. The redirections are `eval`'s own, not a group's around it (bash
-    // applies and undoes those a few microseconds faster): a DEBUG trap runs before each simple
-    // command, and would run for the `eval` with the command's output as its own. Every expansion
-    // is quoted: `IFS` may hold digits.
-    let memfd = format!("IFS= \\builtin read -r -d '' {c} <{command}; \\command exec 0<&-;", command = paths.command);
-    let inline =
-        format!("\\builtin read -r -N \"${{{s}:0:{len}}}\" {c} || {end}; \\command exec 0<&-;", len = LENGTH_LEN);
-    let split = format!(
-        "\\builtin eval \"${x}${c}\" </dev/null >{stdout} 2>{output};;",
-        stdout = paths.stdout,
-        output = paths.output
-    );
-    let merged = format!("\\builtin eval \"${x}${c}\" </dev/null >{output} 2>&1;;", output = paths.output);
+    // Then the command: inline, or from the memfd when it is not ASCII or long (ended by a NUL, so
+    // that the `read` succeeds). Nothing of the header reaches a path (a command can write into the
+    // call pipe too): a header of another form ends the shell, and a length that is not a number
+    // fails the `read`. Every expansion is quoted: `IFS` may hold digits.
     out.push_str(&format!(
-        "case ${s} in @@@@s) {memfd} {split} @@@@m) {memfd} {merged} \
-         ????s) {inline} {split} ????m) {inline} {merged} *) {end};; esac; "
+        "case ${s} in ????m|????s) \\builtin read -r -N \"${{{s}:0:{LENGTH_LEN}}}\" {c} || {end};; \
+         @@@@M|@@@@S) IFS= \\builtin read -r -d '' {c} <{command} || {end};; *) {end};; esac; }} <{call}; "
+    ));
+    // The command runs with its output on the output slot, or its stdout on the stdout slot when
+    // the call splits stdout off (an extracted `| head` limits the producer's stdout alone); the
+    // common call (merged) is the first pattern. The redirections are `eval`'s own, not a group's
+    // around it (bash applies and undoes those a few microseconds faster): a DEBUG trap runs before
+    // each simple command, and would run for the `eval` with the command's output as its own.
+    out.push_str(&format!(
+        "case ${s} in ????m|@@@@M) \\builtin eval \"${x}${c}\" <'/dev/null' >{output} 2>&1;; \
+         *) \\builtin eval \"${x}${c}\" <'/dev/null' >{stdout} 2>{output};; esac; "
     ));
     // The command's status, after `esac` (which gives the last command's). `eval` keeps bash's count
     // of enclosing loops: a `break` past the command's own loops ends the inner loop, and the
@@ -238,9 +244,19 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The runner's tag, from a random `nonce`: two characters of `[a-z0-9]`. Short, because bash pays
+/// for each character of a name at every use (a longer tag cost the loop about 1,700 instructions
+/// per character per call); drawn per shell, so that no fixed name a user's rc or command gives
+/// attributes to (`readonly`, `declare -i`) is ever the runner's.
+pub(crate) fn runner_tag(nonce: u64) -> String {
+    const DIGITS: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let pick = |n: u64| char::from(DIGITS[(n % 36) as usize]);
+    [pick(nonce), pick(nonce / 36)].iter().collect()
+}
+
 /// What the runtime writes into the call pipe for one call: the header (the command's length as four
-/// digits, or `@@@@` for "read the memfd", then `s` when the call splits stdout off, else `m`), the
-/// command when `inline`, then the secret the report must carry ([`SECRET_LEN`] characters), which the
+/// digits, or `@@@@` for "read the memfd", then `s` when the call splits stdout off, else `m`, upper
+/// case for a memfd), the command when `inline`, then the secret the report must carry ([`SECRET_LEN`] characters), which the
 /// runner reads only once the command is over.
 pub(crate) fn call_record(out: &mut Vec<u8>, split_stdout: bool, inline: Option<&[u8]>, secret: &str) {
     use std::io::Write;
@@ -250,7 +266,12 @@ pub(crate) fn call_record(out: &mut Vec<u8>, split_stdout: bool, inline: Option<
         Some(text) => write!(out, "{:0width$}", text.len(), width = LENGTH_LEN),
         None => write!(out, "{}", "@".repeat(LENGTH_LEN)),
     };
-    out.push(if split_stdout { b's' } else { b'm' });
+    out.push(match (split_stdout, inline.is_some()) {
+        (false, true) => b'm',
+        (true, true) => b's',
+        (false, false) => b'M',
+        (true, false) => b'S',
+    });
     if let Some(text) = inline {
         out.extend_from_slice(text);
     }
@@ -325,7 +346,7 @@ pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
     let len = memchr::memmem::find(&buf[start..], &needle)?;
     let mut fields = buf[start..start + len].splitn(3, |&b| b == b' ');
     let status = match fields.next()? {
-        header if header.len() == HEADER_LEN && matches!(header.last(), Some(b's' | b'm')) => {
+        header if header.len() == HEADER_LEN && matches!(header.last(), Some(b's' | b'm' | b'S' | b'M')) => {
             ReportStatus::LeftLoops(LoopExit::Continue)
         }
         text => match std::str::from_utf8(text).ok()?.parse().ok()? {
@@ -391,21 +412,33 @@ mod tests {
     fn the_runner_is_one_line_and_names_its_files() {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
-        assert!(text.ends_with("esac; __ba1s=$?; done; __ba1s=-2; done\n"), "{text}");
+        assert!(text.ends_with("esac; _a1s=$?; done; _a1s=-2; done\n"), "{text}");
         for path in [
-            "\\command exec 0</proc/9/fd/3 1>&- 2>&- ||",
-            "\" >/proc/9/fd/5 ||",
-            "</proc/9/fd/4",
-            "\\command exec 0<&-;",
+            "{ \\builtin read -N 16 _a1h;",
+            "\\builtin read -N 5 _a1s ||",
+            "esac; } <'/proc/9/fd/3';",
+            "\" >'/proc/9/fd/5' ||",
+            "<'/proc/9/fd/4' ||",
+            "\\command exec 0<&- 1>&- 2>&-;",
         ] {
             assert!(text.contains(path), "{path} in {text}");
         }
         for eval in [
-            "\\builtin eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/6 2>&1;;",
-            "\\builtin eval \"$__ba1x$__ba1c\" </dev/null >/proc/9/fd/7 2>/proc/9/fd/6;;",
+            "\\builtin eval \"$_a1x$_a1c\" <'/dev/null' >'/proc/9/fd/6' 2>&1;;",
+            "\\builtin eval \"$_a1x$_a1c\" <'/dev/null' >'/proc/9/fd/7' 2>'/proc/9/fd/6';;",
         ] {
             assert!(text.contains(eval), "{eval} in {text}");
         }
+    }
+
+    #[test]
+    fn runner_tags_are_two_name_characters() {
+        for nonce in [0, 1, 35, 36, u64::MAX, 0x1234_5678_9abc_def0] {
+            let tag = runner_tag(nonce);
+            assert_eq!(tag.len(), 2, "{tag}");
+            assert!(tag.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{tag}");
+        }
+        assert_ne!(runner_tag(0), runner_tag(1));
     }
 
     #[test]
@@ -428,7 +461,9 @@ mod tests {
         call_record(&mut out, true, inline(b"true"), "s3cr3t");
         assert_eq!(out, b"0004strues3cr3t");
         call_record(&mut out, false, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
-        assert_eq!(out, b"@@@@ms3cr3t");
+        assert_eq!(out, b"@@@@Ms3cr3t");
+        call_record(&mut out, true, inline("echo é".as_bytes()), "s3cr3t");
+        assert_eq!(out, b"@@@@Ss3cr3t");
         call_record(&mut out, true, inline(&[b'x'; INLINE_MAX]), "k");
         assert_eq!(&out[..HEADER_LEN], b"4000s");
         assert_eq!(inline(b"a\0b"), None);
@@ -464,10 +499,12 @@ mod tests {
         assert_eq!(find_report(b"k1 0   k1\n", "k1"), report(ReportStatus::Exited(0), "", ""));
         // The marks of a `break` and a `continue` that left the command's loops.
         assert_eq!(find_report(b"k1 -2  / k1\n", "k1"), report(ReportStatus::LeftLoops(LoopExit::Break), "", "/"));
-        assert_eq!(
-            find_report(b"k1 0012m 9 / k1\n", "k1"),
-            report(ReportStatus::LeftLoops(LoopExit::Continue), "9", "/")
-        );
+        for header in ["0012m", "0012s", "@@@@M", "@@@@S"] {
+            assert_eq!(
+                find_report(format!("k1 {header} 9 / k1\n").as_bytes(), "k1"),
+                report(ReportStatus::LeftLoops(LoopExit::Continue), "9", "/")
+            );
+        }
         assert_eq!(find_report(b"k1  9 / k1\n", "k1"), None, "no status at all");
     }
 }
