@@ -355,6 +355,26 @@ fn parse_errors_read_as_under_bash_c() {
 }
 
 #[test]
+fn set_u_carries_over_to_the_users_commands_and_never_to_the_runners_steps() {
+    // `set -uo pipefail` left on by a command: it holds for the next commands, as under `bash -c`,
+    // and the runner, which reads `$!` before any background job has run, keeps serving in the same
+    // shell.
+    let pool = ShellPool::default();
+    let (first, _) = in_shell(&pool, Some("s"), "set -uo pipefail");
+    assert_eq!((first.outcome, first.shell), (OK, ShellEvent::Started));
+    for _ in 0..2 {
+        let (next, output) = in_shell(&pool, Some("s"), "echo \"$- ${unset_bashrt_var-default}\"");
+        assert_eq!((next.outcome, next.shell), (OK, ShellEvent::Reused));
+        assert!(output.ends_with(" default\n") && output.contains('u'), "{output}");
+    }
+    let (unset, output) = in_shell(&pool, Some("s"), "echo \"$unset_bashrt_var\"; echo unreachable");
+    assert_eq!(
+        (unset.outcome, output),
+        (Outcome::Exited { code: 1 }, bash_c("set -u; echo \"$unset_bashrt_var\"; echo unreachable"))
+    );
+}
+
+#[test]
 fn allexport_exports_the_users_variables_and_none_of_the_runners() {
     // `set -a; . ./.env` left on for later calls: what the runner assigns must not reach the
     // environment of the commands (the command's text would, and past 128 KiB no program could start).

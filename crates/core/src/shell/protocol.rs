@@ -19,12 +19,14 @@
 //!   esac
 //!   { read -N 16 <h>; echo -E "<h> <status> $! $PWD <h>" >report pipe      # the last call's report
 //!     read -N 5 <status> || until <the same>; do <a TMOUT ran out> || <end>; done  # the next header
-//!     case <status> in ????m|????s) read -N <length> <command> || <end>;;  # inline,
-//!       @@@@M|@@@@S) read -d '' <command> <command memfd || <end>;;       # or in the memfd,
+//!     read -N "<status>" <command> || case <status> in                   # inline: the header is a count,
+//!       @@@@M|@@@@S) read -d '' <command> <command memfd || <end>;;       # or the command is in the memfd,
 //!       *) <end>;; esac                                                    # or not a header
 //!   } <call pipe                                                           # one open per call
-//!   case <status> in ????m|@@@@M) builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<output slot> 2>&1;;
-//!     *) builtin eval "<prefix><command>" </dev/null >stdout slot 2>output slot;; esac  # split
+//!   case <status> in                                                       # merged:
+//!     "<tab>"*|@@@@M) builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<slot> 2>&1;;
+//!     *"<tab>"|@@@@S) builtin eval "<prefix><command>" </dev/null >stdout slot 2>output slot;;  # split
+//!     *) <end>;; esac                                                      # no header: a read skipped
 //!   <status>=$?                                                            # skipped by a `continue`
 //! done; <status>=-2; done                                                 # a `break` of the command
 //! ```
@@ -45,7 +47,8 @@
 //! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
 //!   except under `read -N`, which asks for all N at once. So everything the runner reads has a
 //!   length known beforehand: the secret (16 hex digits), a fixed-width header (the command's
-//!   length, then whether stdout is split off), then the command itself. That makes
+//!   length, with a tab before or after it for whether stdout is split off), then the command
+//!   itself. That makes
 //!   a call three `read(2)`s whatever the command's length. `read -N` counts characters, not bytes:
 //!   only ASCII commands travel inline (one character per byte in every locale); others go through
 //!   the memfd.
@@ -94,9 +97,10 @@ use std::path::Path;
 /// The secret's length in characters (hex digits): fixed, so that the runner reads it in one `read`.
 pub(crate) const SECRET_LEN: usize = 16;
 
-/// The call header's length: the command's length as four digits (`@@@@` for "read the memfd"),
-/// then `s` when the call splits stdout off, else `m` (`S` and `M` with the memfd). Nothing in it
-/// reaches a path.
+/// The call header's length: the command's length as four digits and a tab, before them for a
+/// call whose output is merged, after them for one that splits stdout off (either way a number to
+/// bash, so that the runner reads the command with the header as its count), or `@@@@M` / `@@@@S`
+/// for a command in the memfd. Nothing in it reaches a path.
 pub(crate) const HEADER_LEN: usize = 5;
 
 /// The length field's width: [`INLINE_MAX`] has four digits.
@@ -218,21 +222,25 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
         "{read_header} || until {read_header}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; *) {end};; esac; done; "
     ));
     // Then the command: inline, or from the memfd when it is not ASCII or long (ended by a NUL, so
-    // that the `read` succeeds). Nothing of the header reaches a path (a command can write into the
-    // call pipe too): a header of another form ends the shell, and a length that is not a number
-    // fails the `read`. Every expansion is quoted: `IFS` may hold digits.
+    // that the `read` succeeds). An inline call's header is itself the `read`'s count (bash takes a
+    // number with a tab before or after it), so the common call costs no pattern and no substring;
+    // a memfd's header (`@@@@M`, `@@@@S`) is no number, and the `read` fails without reading.
+    // Nothing of the header reaches a path (a command can write into the call pipe too): a header of
+    // another form ends the shell. Every expansion is quoted: `IFS` may hold digits.
     out.push_str(&format!(
-        "case ${s} in ????m|????s) \\builtin read -r -N \"${{{s}:0:{LENGTH_LEN}}}\" {c} || {end};; \
+        "\\builtin read -r -N \"${s}\" {c} || case ${s} in \
          @@@@M|@@@@S) IFS= \\builtin read -r -d '' {c} <{command} || {end};; *) {end};; esac; }} <{call}; "
     ));
     // The command runs with its output on the output slot, or its stdout on the stdout slot when
     // the call splits stdout off (an extracted `| head` limits the producer's stdout alone); the
-    // common call (merged) is the first pattern. The redirections are `eval`'s own, not a group's
-    // around it (bash applies and undoes those a few microseconds faster): a DEBUG trap runs before
-    // each simple command, and would run for the `eval` with the command's output as its own.
+    // common call (merged: a tab first) is the first pattern. What is no header at all (the status
+    // that a `read` which did not happen left, under a function named `builtin`) ends the shell.
+    // The redirections are `eval`'s own, not a group's around it (bash applies and undoes those a
+    // few microseconds faster): a DEBUG trap runs before each simple command, and would run for the
+    // `eval` with the command's output as its own.
     out.push_str(&format!(
-        "case ${s} in ????m|@@@@M) \\builtin eval \"${x}${c}\" <'/dev/null' >{output} 2>&1;; \
-         *) \\builtin eval \"${x}${c}\" <'/dev/null' >{stdout} 2>{output};; esac; "
+        "case ${s} in \"\t\"*|@@@@M) \\builtin eval \"${x}${c}\" <'/dev/null' >{output} 2>&1;; \
+         *\"\t\"|@@@@S) \\builtin eval \"${x}${c}\" <'/dev/null' >{stdout} 2>{output};; *) {end};; esac; "
     ));
     // The command's status, after `esac` (which gives the last command's). `eval` keeps bash's count
     // of enclosing loops: a `break` past the command's own loops ends the inner loop, and the
@@ -254,24 +262,20 @@ pub(crate) fn runner_tag(nonce: u64) -> String {
     [pick(nonce), pick(nonce / 36)].iter().collect()
 }
 
-/// What the runtime writes into the call pipe for one call: the header (the command's length as four
-/// digits, or `@@@@` for "read the memfd", then `s` when the call splits stdout off, else `m`, upper
-/// case for a memfd), the command when `inline`, then the secret the report must carry ([`SECRET_LEN`] characters), which the
-/// runner reads only once the command is over.
+/// What the runtime writes into the call pipe for one call: the header ([`HEADER_LEN`] characters:
+/// the command's length as four digits after a tab, or before one when the call splits stdout off;
+/// `@@@@M` or `@@@@S` for "read the memfd"), the command when `inline`, then the secret the report
+/// must carry ([`SECRET_LEN`] characters), which the runner reads only once the command is over.
 pub(crate) fn call_record(out: &mut Vec<u8>, split_stdout: bool, inline: Option<&[u8]>, secret: &str) {
     use std::io::Write;
     out.clear();
     // Writing into a Vec cannot fail.
-    let _ = match inline {
-        Some(text) => write!(out, "{:0width$}", text.len(), width = LENGTH_LEN),
-        None => write!(out, "{}", "@".repeat(LENGTH_LEN)),
+    let _ = match (inline, split_stdout) {
+        (Some(text), false) => write!(out, "\t{:0width$}", text.len(), width = LENGTH_LEN),
+        (Some(text), true) => write!(out, "{:0width$}\t", text.len(), width = LENGTH_LEN),
+        (None, false) => write!(out, "@@@@M"),
+        (None, true) => write!(out, "@@@@S"),
     };
-    out.push(match (split_stdout, inline.is_some()) {
-        (false, true) => b'm',
-        (true, true) => b's',
-        (false, false) => b'M',
-        (true, false) => b'S',
-    });
     if let Some(text) = inline {
         out.extend_from_slice(text);
     }
@@ -346,7 +350,7 @@ pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
     let len = memchr::memmem::find(&buf[start..], &needle)?;
     let mut fields = buf[start..start + len].splitn(3, |&b| b == b' ');
     let status = match fields.next()? {
-        header if header.len() == HEADER_LEN && matches!(header.last(), Some(b's' | b'm' | b'S' | b'M')) => {
+        header if header.len() == HEADER_LEN && (header.contains(&b'\t') || header.starts_with(b"@@@@")) => {
             ReportStatus::LeftLoops(LoopExit::Continue)
         }
         text => match std::str::from_utf8(text).ok()?.parse().ok()? {
@@ -416,6 +420,7 @@ mod tests {
         for path in [
             "{ \\builtin read -N 16 _a1h;",
             "\\builtin read -N 5 _a1s ||",
+            "\\builtin read -r -N \"$_a1s\" _a1c || case $_a1s in @@@@M|@@@@S)",
             "esac; } <'/proc/9/fd/3';",
             "\" >'/proc/9/fd/5' ||",
             "<'/proc/9/fd/4' ||",
@@ -457,15 +462,15 @@ mod tests {
     fn call_record_is_header_command_secret() {
         let mut out = Vec::new();
         call_record(&mut out, false, inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"0004mtrues3cr3t");
+        assert_eq!(out, b"\t0004trues3cr3t");
         call_record(&mut out, true, inline(b"true"), "s3cr3t");
-        assert_eq!(out, b"0004strues3cr3t");
+        assert_eq!(out, b"0004\ttrues3cr3t");
         call_record(&mut out, false, inline(&[b'x'; INLINE_MAX + 1]), "s3cr3t");
         assert_eq!(out, b"@@@@Ms3cr3t");
         call_record(&mut out, true, inline("echo é".as_bytes()), "s3cr3t");
         assert_eq!(out, b"@@@@Ss3cr3t");
         call_record(&mut out, true, inline(&[b'x'; INLINE_MAX]), "k");
-        assert_eq!(&out[..HEADER_LEN], b"4000s");
+        assert_eq!(&out[..HEADER_LEN], b"4000\t");
         assert_eq!(inline(b"a\0b"), None);
         assert_eq!(inline("echo é".as_bytes()), None, "read -N counts characters");
         assert_eq!(inline(b""), None);
@@ -499,7 +504,7 @@ mod tests {
         assert_eq!(find_report(b"k1 0   k1\n", "k1"), report(ReportStatus::Exited(0), "", ""));
         // The marks of a `break` and a `continue` that left the command's loops.
         assert_eq!(find_report(b"k1 -2  / k1\n", "k1"), report(ReportStatus::LeftLoops(LoopExit::Break), "", "/"));
-        for header in ["0012m", "0012s", "@@@@M", "@@@@S"] {
+        for header in ["\t0012", "0012\t", "@@@@M", "@@@@S"] {
             assert_eq!(
                 find_report(format!("k1 {header} 9 / k1\n").as_bytes(), "k1"),
                 report(ReportStatus::LeftLoops(LoopExit::Continue), "9", "/")
