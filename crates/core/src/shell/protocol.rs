@@ -129,8 +129,8 @@ pub(crate) struct RunnerPaths<'a> {
     pub stdout: &'a str,
 }
 
-/// The runner loop, one line. `tag` makes its variable names unguessable before the shell starts
-/// (two characters of `[a-z0-9]`: see [`runner_tag`]).
+/// The runner loop, one line. `tag` draws its variable names per shell (two characters of
+/// `[a-z0-9]`: see [`runner_tag`]).
 pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let v = |name: &str| format!("_{tag}{name}");
     let (s, h, c, x) = (v("s"), v("h"), v("c"), v("x"));
@@ -142,12 +142,12 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     let (output, stdout) = (q(paths.output), q(paths.stdout));
     let mut out = String::with_capacity(2500);
     // The runner's own end, for when what it calls no longer works: `builtin` taken by a function of
-    // the user's or disabled, `read` or `eval` disabled. It would otherwise
-    // loop without ever waiting for a call. Nothing in it can be redefined or disabled: a word
-    // expansion error ends a non-interactive bash, and `${BASH_VERSINFO[99]:?…}` always is one (the
-    // array is read-only and has no such element). Its message, on the report pipe, carries the
-    // command's status; where the pipe cannot be opened (no descriptor left), `exit` keeps the
-    // status, and the last expansion ends a shell whose `exit` is gone too.
+    // the user's or disabled, `read` or `eval` disabled. It would otherwise loop without ever
+    // waiting for a call. Nothing in it can be redefined or disabled: a word expansion error ends a
+    // non-interactive bash, and `${BASH_VERSINFO[99]:?…}` always is one (the array is read-only and
+    // has no such element). Its message, on the report pipe, carries the command's status; where
+    // the pipe cannot be opened (no descriptor left), `exit` keeps the status, and the last
+    // expansion ends a shell whose `exit` is gone too.
     let end = format!(
         "{{ {{ {x}=${{BASH_VERSINFO[99]:?{RUNNER_BROKEN} ${s}}}; }} 2>{report} || \\builtin exit \"${{{s}:-1}}\"; \
          {x}=${{BASH_VERSINFO[99]:?}}; }}"
@@ -163,7 +163,7 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     out.push_str("until ((0)); do until ((0)); do ");
     // Between calls the shell holds no descriptor at all: the command ran with 0, 1 and 2 redirected
     // by the runner's `eval`, which closes them again afterwards, and every runner file is opened
-    // for the one step that uses it. So no redirection of the runner has anything to save and
+    // for the steps that use it and closed after them. So no redirection of the runner has anything to save and
     // restore (bash saves a descriptor with four `fcntl`s and restores it with three more), a command
     // finds no copy of the runner's files to close or write to, and what the runner's own steps
     // would print (traces, DEBUG-trap output, errors) goes nowhere.
