@@ -3,7 +3,7 @@
 call costs that, unlike a time, does not move with the machine's other load (the same binary, calls
 and environment give the same count within a fraction of a percent).
 
-    bench/instructions.py [--calls N] [--bin PATH ...]
+    bench/instructions.py [--calls N] [--bin PATH ...] [--bash PATH] [--keep DIR]
 
 For each bashrt binary (default target/release/bashrt) it runs `bashrt rpc` twice, with a few and
 with N more `bash` calls of `true`, and reports the difference divided by N for
@@ -68,8 +68,9 @@ def drive(binary, calls, scratch, shell=None, server_out=None):
     server.wait()
 
 
-def bashrt_counts(binary, calls, scratch, bash):
-    """(shell, server) instructions per call of `binary`."""
+def bashrt_counts(binary, calls, scratch, bash, keep=None, label="bashrt"):
+    """(shell, server) instructions per call of `binary`; with `keep`, the callgrind files of the
+    longer runs are copied there as `<label>.shell.callgrind` and `<label>.server.callgrind*`."""
     wrap_dir = tempfile.mkdtemp(dir=scratch, prefix="wrap-")
     out_dir = tempfile.mkdtemp(dir=scratch, prefix="cg-")
     # Named `bash`: bashrt keeps only a bash as a long-lived shell.
@@ -85,12 +86,20 @@ def bashrt_counts(binary, calls, scratch, bash):
         drive(binary, n, scratch, shell=wrapper)
         # The long-lived shell did the most work of the shells started (a snapshot capture or a
         # one-shot shell would be smaller).
-        return max(summary(p) for p in glob.glob(f"{out_dir}/shell.*"))
+        longest = max(glob.glob(f"{out_dir}/shell.*"), key=summary)
+        if keep and n > FEW:
+            shutil.copy(longest, os.path.join(keep, f"{label}.shell.callgrind"))
+        return summary(longest)
 
     def server_total(n):
         out = os.path.join(out_dir, f"server.{n}")
         drive(binary, n, scratch, server_out=out)
-        return sum(summary(p) for p in glob.glob(out + "*"))
+        files = glob.glob(out + "*")
+        if keep and n > FEW:
+            for path in files:
+                suffix = os.path.basename(path)[len(os.path.basename(out)):]
+                shutil.copy(path, os.path.join(keep, f"{label}.server.callgrind{suffix}"))
+        return sum(summary(p) for p in files)
 
     shell = (shell_total(FEW + calls) - shell_total(FEW)) / calls
     server = (server_total(FEW + calls) - server_total(FEW)) / calls
@@ -140,11 +149,18 @@ def main():
     parser.add_argument("--calls", type=int, default=1000, help="calls measured (default 1000)")
     parser.add_argument("--bin", action="append", default=[],
                         help="a bashrt binary, LABEL=PATH or PATH (default target/release/bashrt)")
+    parser.add_argument("--bash", help="the bash to count (default: the one on PATH); a build with "
+                        "symbols lets callgrind_annotate name its functions")
+    parser.add_argument("--keep", help="a directory to copy the callgrind files of the measured runs to, "
+                        "for callgrind_annotate")
     args = parser.parse_args()
-    for tool in ("valgrind", "bash"):
-        if not shutil.which(tool):
-            raise SystemExit(f"{tool} is needed")
-    bash = os.path.realpath(shutil.which("bash"))
+    if not shutil.which("valgrind"):
+        raise SystemExit("valgrind is needed")
+    bash = os.path.realpath(args.bash or shutil.which("bash") or "")
+    if not os.access(bash, os.X_OK):
+        raise SystemExit("bash is needed")
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     binaries = args.bin or [os.path.join(repo, "target", "release", "bashrt")]
     with tempfile.TemporaryDirectory(prefix="bashrt-instructions-") as scratch:
@@ -152,7 +168,7 @@ def main():
         for entry in binaries:
             label, _, path = entry.rpartition("=")
             label = label or os.path.basename(path)
-            shell, server = bashrt_counts(os.path.abspath(path), args.calls, scratch, bash)
+            shell, server = bashrt_counts(os.path.abspath(path), args.calls, scratch, bash, args.keep, label)
             rows.append((f"{label}: bash true", shell, server))
     print(f"user-space instructions per warm call ({args.calls} calls, callgrind):")
     for name, shell, server in rows:
