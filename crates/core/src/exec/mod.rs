@@ -259,7 +259,7 @@ pub enum ReplaceReason {
     /// It could no longer enter a directory that exists (a `cd` broken by its commands).
     CannotCd,
     /// It ended itself: a command redefined or disabled what the runner calls (a function named
-    /// `builtin` or `command`, `enable -n` of one of them or of `read`, `eval` or `exec`).
+    /// `builtin`, `enable -n` of it or of `read` or `eval`).
     RunnerBroken,
 }
 
