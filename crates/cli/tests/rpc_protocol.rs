@@ -226,3 +226,33 @@ fn requests_are_read_while_commands_run_one_after_another() {
     }
     assert_eq!(rpc.finish(), 0);
 }
+
+/// The server captures the snapshot when it starts, in an interactive bash reading the user's rc.
+/// An interactive shell ignores SIGTERM: at the end of input, that shell gets SIGHUP (what a closed
+/// terminal sends), so the rc stops where it was and what it started is asked to end too. Sent
+/// SIGTERM alone, it read on through the grace, starting programs that the SIGKILL then caught
+/// mid-work: a `pyenv rehash` killed so leaves its lock behind, and every later shell of the user
+/// waits a minute for it.
+#[test]
+fn the_end_of_input_hangs_up_the_snapshots_interactive_shell() {
+    let env = Env::new();
+    let ready = fifo(env.root.path(), "ready");
+    let hung_up = env.root.path().join("hung-up");
+    let read_on = env.root.path().join("read-on");
+    let quote = |p: &std::path::Path| format!("'{}'", p.display());
+    let rc = format!(
+        "trap ': > {hung}; exit' HUP\necho ready > {ready}\nsleep 1000\n: > {on}\n",
+        hung = quote(&hung_up),
+        ready = quote(&ready),
+        on = quote(&read_on)
+    );
+    std::fs::write(env.home().join(".bashrc"), rc).unwrap();
+    let mut rpc = env.rpc(&[], &[]);
+    // The rc runs (its `sleep` is what the shutdown interrupts).
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(std::fs::File::open(&ready).unwrap()), &mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    assert_eq!(rpc.finish(), 0, "{}", rpc.stderr());
+    assert!(hung_up.exists(), "the interactive shell got no SIGHUP; stderr: {}", rpc.stderr());
+    assert!(!read_on.exists(), "the rc went on after the shutdown began");
+}

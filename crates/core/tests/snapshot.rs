@@ -89,14 +89,19 @@ fn wrappers_of_the_builtins_the_runner_calls_stay_out_of_the_shells() {
     assert_eq!((second.shell, output.as_str()), (ShellEvent::Reused, "again\n"));
 }
 
+/// At the deadline the interactive shell is hung up on (it ignores SIGTERM), so the rc stops where it
+/// was: nothing after the line that hung runs, and the rc's own HUP trap does.
 #[test]
 fn a_hanging_rc_times_out_instead_of_hanging_the_call() {
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(home.path().join(".bashrc"), "sleep 100\n").unwrap();
+    let rc = "trap ': > \"$HOME/hung-up\"; exit' HUP\nsleep 100\n: > \"$HOME/read-on\"\n";
+    std::fs::write(home.path().join(".bashrc"), rc).unwrap();
     let out = home.path().join("snap.sh");
     let err = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(1), None).unwrap_err();
     assert!(matches!(err, SnapshotError::TimedOut(_)), "{err}");
     assert!(!out.exists());
+    assert!(home.path().join("hung-up").exists(), "the interactive shell got no SIGHUP");
+    assert!(!home.path().join("read-on").exists(), "the rc went on past the deadline");
 }
 
 #[test]
@@ -137,6 +142,42 @@ fn no_rc_gives_an_empty_but_valid_snapshot() {
     let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     assert_eq!(snap.functions, 0);
     assert_eq!(bash_with(&out, "echo ok"), "ok\n");
+}
+
+/// The lists of names go through a file of the capture's own: removed afterwards, and a capture that
+/// could not use it fails (no snapshot, said why) rather than writing one without the definitions.
+#[test]
+fn the_names_file_is_removed_and_a_capture_that_cannot_use_it_fails() {
+    let home = fake_home();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("snap.sh");
+    capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["snap.sh"]);
+
+    // The rc takes the file's name away: the lists cannot be written.
+    std::fs::write(home.path().join(".bashrc"), "greet() { echo hi; }\nunset __bashrt_names\n").unwrap();
+    let err = capture(Path::new("/bin/bash"), home.path(), &dir.path().join("two.sh"), Duration::from_secs(10), None)
+        .unwrap_err();
+    assert!(matches!(&err, SnapshotError::Failed(text) if text.contains("printed no snapshot")), "{err:?}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["snap.sh"]);
+}
+
+/// `set -e` in an rc with nothing to list (`compgen` then fails) still gives a snapshot, and one with
+/// definitions keeps them all.
+#[test]
+fn an_rc_that_sets_errexit_is_captured() {
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("snap.sh");
+    std::fs::write(home.path().join(".bashrc"), "set -e\n").unwrap();
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    assert_eq!((snap.functions, snap.aliases), (0, 0));
+    std::fs::write(home.path().join(".bashrc"), "set -e\nalias hello='echo hello'\nsay() { echo \"say $1\"; }\n")
+        .unwrap();
+    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    assert_eq!((snap.functions, snap.aliases), (1, 1));
+    assert_eq!(bash_with(&out, "hello\nsay it"), "hello\nsay it\n");
 }
 
 /// Where [`capture_from_a_terminals_background_job`] asks its child to write what it captured.

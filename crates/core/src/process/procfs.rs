@@ -82,6 +82,23 @@ pub(crate) fn stat(pid: i32) -> Option<ProcEntry> {
     parse_stat(&buf[..n])
 }
 
+/// Whether `pid` ignores SIGTERM but not SIGHUP: an interactive shell (bash sets SIGTERM to ignored, so
+/// that `kill 0` spares it, and exits on SIGHUP, as when its terminal closes, passing the hangup on to
+/// its jobs). A process that is gone or unreadable says no.
+pub(crate) fn hangs_up_instead_of_terminating(pid: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return false };
+    parse_ignored(&status).is_some_and(|ignored| {
+        let bit = |signal: i32| 1u64 << (signal - 1);
+        ignored & bit(libc::SIGTERM) != 0 && ignored & bit(libc::SIGHUP) == 0
+    })
+}
+
+/// The `SigIgn:` mask of a `/proc/<pid>/status` text: bit `n - 1` set when signal `n` is ignored.
+fn parse_ignored(status: &str) -> Option<u64> {
+    let line = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+    u64::from_str_radix(line.trim(), 16).ok()
+}
+
 /// Parses `pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime
 /// stime cutime cstime priority nice threads itrealvalue starttime ...`. The comm may contain spaces
 /// and parentheses, so the fields start after the last `)`.
@@ -102,6 +119,34 @@ fn parse_stat(line: &[u8]) -> Option<ProcEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_which_signals_are_ignored() {
+        // An interactive bash: SIGQUIT (3), SIGTERM (15), SIGTSTP, SIGTTIN, SIGTTOU ignored.
+        let status = "Name:\tbash\nSigPnd:\t0000000000000000\nSigIgn:\t0000000000384004\nSigCgt:\t000000004b813efb\n";
+        assert_eq!(parse_ignored(status), Some(0x384004));
+        assert_eq!(parse_ignored("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn an_interactive_shell_hangs_up_and_this_process_does_not() {
+        assert!(!hangs_up_instead_of_terminating(std::process::id() as i32));
+        use std::io::BufRead;
+        let mut shell = std::process::Command::new("bash")
+            .args(["--norc", "-i", "-c", "echo ready; read -r _"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Bash sets its signals up before it runs the command.
+        let mut ready = String::new();
+        std::io::BufReader::new(shell.stdout.take().unwrap()).read_line(&mut ready).unwrap();
+        assert_eq!(ready, "ready\n");
+        assert!(hangs_up_instead_of_terminating(shell.id() as i32));
+        drop(shell.stdin.take());
+        shell.wait().unwrap();
+    }
 
     #[test]
     fn parses_a_comm_with_spaces_and_parentheses() {

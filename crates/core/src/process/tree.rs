@@ -116,8 +116,8 @@ pub(crate) fn terminate_sparing_marked(
 }
 
 /// Stops the tree until it stops growing (a stopped process cannot fork, so each round catches what
-/// forked during the previous one, pid-hoppers included), then SIGTERM and SIGCONT, `grace`, and
-/// SIGKILL rounds until nothing is left.
+/// forked during the previous one, pid-hoppers included), then SIGTERM (SIGHUP to an interactive
+/// shell) and SIGCONT, `grace`, and SIGKILL rounds until nothing is left.
 fn terminate_tree(mut tree: Tree<'_>, grace: Duration) {
     let mut quiet = 0;
     for _ in 0..MAX_FREEZE_ROUNDS {
@@ -130,6 +130,7 @@ fn terminate_tree(mut tree: Tree<'_>, grace: Duration) {
     }
     if !grace.is_zero() {
         tree.signal(Signal::SIGTERM);
+        tree.hang_up_interactive();
         tree.signal(Signal::SIGCONT);
         tree.wait_until_dead(Instant::now() + grace);
     }
@@ -505,6 +506,19 @@ impl<'a> Tree<'a> {
         }
         for member in &self.members {
             member.signal(signal);
+        }
+    }
+
+    /// SIGHUP to the members that ignore SIGTERM and not SIGHUP: interactive shells, such as the one
+    /// that reads the user's rc files for the snapshot. Sent SIGTERM alone, such a shell would go on
+    /// through the grace, starting programs that are then killed without a chance to clean up (a
+    /// `pyenv rehash` killed so leaves its lock behind, and every later shell of the user waits for
+    /// it); on SIGHUP it exits, passing the hangup on to its jobs, as when its terminal closes.
+    fn hang_up_interactive(&self) {
+        for member in &self.members {
+            if procfs::hangs_up_instead_of_terminating(member.pid) {
+                member.signal(Signal::SIGHUP);
+            }
         }
     }
 

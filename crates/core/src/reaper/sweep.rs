@@ -1,5 +1,5 @@
-//! The orderly sweep: at a clean shutdown, every live process carrying the runtime's marker gets SIGTERM,
-//! a grace period, then SIGKILL. Each process is pinned with a pidfd before it is checked and signalled,
+//! The orderly sweep: at a clean shutdown, every live process carrying the runtime's marker gets SIGTERM
+//! (an interactive shell, which ignores it, SIGHUP), a grace period, then SIGKILL. Each process is pinned with a pidfd before it is checked and signalled,
 //! so a recycled pid is never hit. A process that scrubbed its environment (`env -u BASHRT_RUNTIME …`,
 //! `env -i`) escapes on purpose — that is the documented way to keep one running.
 
@@ -54,6 +54,12 @@ pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> us
     if !grace.is_zero() {
         for m in &all {
             m.signal(Signal::SIGTERM);
+            // An interactive shell ignores SIGTERM and would run on through the grace (the snapshot's,
+            // reading the user's rc files, would start programs that the SIGKILL then catches
+            // mid-work); a hangup ends it, and it passes the hangup on to its jobs.
+            if procfs::hangs_up_instead_of_terminating(m.pid) {
+                m.signal(Signal::SIGHUP);
+            }
             m.signal(Signal::SIGCONT);
         }
         signal_groups(&groups, Signal::SIGTERM);
