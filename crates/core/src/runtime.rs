@@ -211,15 +211,19 @@ impl Runtime {
 
     /// Ends everything this runtime started: its shells, and every process that carries its marker
     /// (background servers included) — SIGTERM, `grace`, then SIGKILL. Returns how many processes were
-    /// signalled. Later calls still work (they start new shells). Dropping the runtime does the same
-    /// with no grace.
+    /// signalled. Later calls still work (they start new shells); see [`Runtime::close`] for the end.
     pub fn shutdown(&self, grace: Duration) -> usize {
         self.executor.shutdown();
-        if self.reaper.was_used() {
-            self.reaper.terminate_all(grace)
-        } else {
-            0
-        }
+        self.reaper.terminate_all(grace, false)
+    }
+
+    /// [`Runtime::shutdown`] for good: from now on the runtime starts no process (a call fails with
+    /// "the runtime is shutting down"), so nothing another thread was about to start outlives it (the
+    /// snapshot's warm-up, say, when a server ends right after it began). For a front that is
+    /// exiting; dropping the runtime does the same with no grace.
+    pub fn close(&self, grace: Duration) -> usize {
+        self.executor.shutdown();
+        self.reaper.terminate_all(grace, true)
     }
 
     /// The token in `BASHRT_RUNTIME` of every process this runtime starts.
@@ -269,6 +273,6 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.shutdown(Duration::ZERO);
+        self.close(Duration::ZERO);
     }
 }

@@ -124,3 +124,39 @@ fn a_pid_hopping_process_does_not_survive_the_shutdown_sweep() {
     runtime.shutdown(Duration::ZERO);
     assert!(!still_hopping(sid, 3));
 }
+
+/// A runtime closed for good starts nothing more, and says why.
+#[test]
+fn a_closed_runtime_starts_nothing_and_says_why() {
+    for runtime in [
+        Runtime::builder(Settings::default()).one_shot().no_state_dir().build(),
+        Runtime::builder(Settings::default()).no_state_dir().build(),
+    ] {
+        let token = OsString::from(runtime.marker_token());
+        runtime.close(Duration::ZERO);
+        let result = run_tool(&runtime, "echo started");
+        assert!(result.text().contains("the runtime is shutting down"), "{}", result.text());
+        assert!(!result.text().contains("started\n"), "{}", result.text());
+        assert_eq!(marked(&token), Vec::<i32>::new());
+    }
+}
+
+/// Closing while another thread starts a command: whatever was started is found and killed, or was
+/// never started. (A process caught between `fork` and `exec` does not carry the marker yet, and one
+/// started after the sweep's last look is never seen; both once outlived a server that ended right
+/// after it began.)
+#[test]
+fn closing_while_a_command_starts_leaves_nothing_behind() {
+    for _ in 0..20 {
+        let runtime = Runtime::builder(Settings::default()).one_shot().no_state_dir().build();
+        let token = OsString::from(runtime.marker_token());
+        let caller = {
+            let runtime = runtime.clone();
+            std::thread::spawn(move || run_tool(&runtime, "sleep 100"))
+        };
+        runtime.close(Duration::ZERO);
+        assert_eq!(marked(&token), Vec::<i32>::new());
+        // The call either never started or was killed: it ends either way.
+        caller.join().unwrap();
+    }
+}

@@ -156,7 +156,7 @@ async fn finish(state: Arc<State>) {
     let ended = tokio::task::spawn_blocking(move || {
         state.calls.wait_idle();
         let runtime = state.tool.runtime();
-        let killed = runtime.shutdown(Duration::from_millis(runtime.settings().kill_grace_ms));
+        let killed = runtime.close(Duration::from_millis(runtime.settings().kill_grace_ms));
         if killed > 0 {
             tracing::info!("killed {killed} process(es) left running by commands");
         }

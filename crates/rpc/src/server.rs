@@ -187,7 +187,7 @@ impl Server {
         shared.abort_all();
         shared.workers.join();
         let grace = Duration::from_millis(shared.runtime.settings().kill_grace_ms);
-        let killed = shared.runtime.shutdown(grace);
+        let killed = shared.runtime.close(grace);
         if killed > 0 {
             tracing::info!("killed {killed} process(es) left running by commands");
         }

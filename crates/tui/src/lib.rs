@@ -111,7 +111,7 @@ pub fn run(options: Options) -> Result<u8, TuiError> {
     let quit = event_loop(&mut terminal, &mut app, &rx);
     drop(terminal);
     drop(guard);
-    runtime.shutdown(SHUTDOWN_GRACE);
+    runtime.close(SHUTDOWN_GRACE);
     match quit {
         Ok(Quit::Normal) => Ok(0),
         Ok(Quit::Signal(signal)) => Ok(128u8.saturating_add(signal as u8)),
@@ -222,7 +222,7 @@ struct Shutdown(Arc<Runtime>);
 
 impl Drop for Shutdown {
     fn drop(&mut self) {
-        self.0.shutdown(Duration::ZERO);
+        self.0.close(Duration::ZERO);
     }
 }
 

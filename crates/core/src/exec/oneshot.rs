@@ -28,6 +28,7 @@ use crate::process::exit_watch::ExitWatch;
 use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
 use crate::process::procfs;
+use crate::process::spawn_gate;
 use crate::process::tree::{self, CallMarker};
 use crate::reaper::MARKER_VAR;
 
@@ -132,7 +133,11 @@ impl Executor for OneShotExecutor {
         if let Some(value) = &marker {
             command.env(MARKER_VAR, value);
         }
+        // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
+        let permit = spawn_gate::permit(marker.as_deref())
+            .map_err(|closed| ExecError::Spawn { shell: req.shell.clone(), source: io::Error::other(closed) })?;
         let spawned = command.spawn();
+        drop(permit);
         // The command holds our copies of the write ends; EOF and SIGPIPE need them closed.
         drop(command);
         let stdout_read = stdout_pipe.map(|(read, _)| read);

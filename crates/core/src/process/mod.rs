@@ -7,5 +7,6 @@ pub(crate) mod memfile;
 pub(crate) mod pidfd;
 pub(crate) mod pipe;
 pub(crate) mod procfs;
+pub(crate) mod spawn_gate;
 pub(crate) mod subreaper;
 pub(crate) mod tree;

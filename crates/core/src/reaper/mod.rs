@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use crate::process::spawn_gate;
+
 mod sweep;
 
 /// The environment variable that marks processes started by a runtime.
@@ -104,8 +106,14 @@ impl Reaper {
     }
 
     /// Stops every live process this runtime started: SIGTERM, `grace`, SIGKILL (several rounds), then
-    /// lets the watchdog go. Returns how many processes were signalled. Idempotent.
-    pub(crate) fn terminate_all(&self, grace: Duration) -> usize {
+    /// lets the watchdog go. Returns how many processes were signalled. Idempotent. No process of any
+    /// runtime is spawned meanwhile ([`spawn_gate`]), so none is half-started (forked, not yet marked)
+    /// while the sweep looks; with `close`, none of this runtime's is ever spawned again.
+    pub(crate) fn terminate_all(&self, grace: Duration, close: bool) -> usize {
+        let _gate = spawn_gate::exclusive(close.then_some(self.token.as_str()));
+        if !self.was_used() {
+            return 0;
+        }
         let signalled = sweep::terminate_marked(MARKER_VAR, &self.token, grace);
         if let Some(watchdog) = self.watchdog.get() {
             // The sweep above did the watchdog's work: spare the runtime its rounds over `/proc`.

@@ -46,7 +46,8 @@ use crate::process::exit_watch::ExitWatch;
 use crate::process::memfile::MemFile;
 use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
-use crate::process::{pidfd, tree};
+use crate::process::{pidfd, spawn_gate, tree};
+use crate::reaper::MARKER_VAR;
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// the runner's files, and its redirections save copies at fd 10 and up.
@@ -916,6 +917,7 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
     let shell = spec.shell.to_path_buf();
     let cwd = spec.cwd.to_path_buf();
     let env = spec.env.to_vec();
+    let marker = env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, v)| v.clone());
     Box::new(move || {
         let parent = nix::unistd::getpid();
         let name = shell.file_name().map_or_else(|| shell.clone().into_os_string(), |n| n.to_os_string());
@@ -952,8 +954,11 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
                 Ok(())
             });
         }
+        // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
+        let permit = spawn_gate::permit(marker.as_deref()).map_err(io::Error::other)?;
         // Spawning is rare (once per shell), so the fork+exec that `pre_exec` forces is acceptable.
         let child = command.spawn();
+        drop(permit);
         drop(command);
         child
     })
