@@ -1,7 +1,8 @@
 //! The orderly sweep: at a clean shutdown, every live process carrying the runtime's marker gets SIGTERM
-//! (an interactive shell, which ignores it, SIGHUP), a grace period, then SIGKILL. Each process is pinned with a pidfd before it is checked and signalled,
-//! so a recycled pid is never hit. A process that scrubbed its environment (`env -u BASHRT_RUNTIME …`,
-//! `env -i`) escapes on purpose — that is the documented way to keep one running.
+//! (an interactive shell, which ignores it, SIGHUP), a grace period, then SIGKILL. Each process is
+//! pinned with a pidfd before it is checked and signalled, so a recycled pid is never hit. A process
+//! that scrubbed its environment (`env -u BASHRT_RUNTIME …`, `env -i`) escapes on purpose — that is the
+//! documented way to keep one running.
 
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
