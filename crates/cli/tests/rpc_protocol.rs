@@ -256,3 +256,24 @@ fn the_end_of_input_hangs_up_the_snapshots_interactive_shell() {
     assert!(hung_up.exists(), "the interactive shell got no SIGHUP; stderr: {}", rpc.stderr());
     assert!(!read_on.exists(), "the rc went on after the shutdown began");
 }
+
+/// When the server itself is SIGKILLed, its watchdog first asks what the server started to end
+/// (SIGTERM, the grace) and SIGKILLs only what is left: a background server of the user's (its
+/// output in a file: the server's pipes are gone with it) gets to shut down cleanly, as at an
+/// orderly end.
+#[test]
+fn a_sigkilled_servers_processes_get_sigterm_before_sigkill() {
+    let env = Env::new();
+    let pids = fifo(env.root.path(), "pids");
+    let termed = env.root.path().join("termed");
+    let mut rpc = env.rpc(&[], &[("PIDS", &pids), ("TERMED", &termed)]);
+    rpc.send(json!({"id": "1", "type": "bash",
+        "command": "bash -c 'trap \": > \\\"$TERMED\\\"; exit\" TERM; while :; do sleep 1; done' >/dev/null 2>&1 & \
+                    echo $! > \"$PIDS\""}));
+    let pid: i32 = std::fs::read_to_string(&pids).unwrap().trim().parse().unwrap();
+    assert_eq!(rpc.response("1")["success"], true);
+    rpc.child.kill().unwrap();
+    rpc.child.wait().unwrap();
+    common::wait_until_dead(pid);
+    assert!(termed.exists(), "the background process (pid {pid}) got no SIGTERM before it died");
+}

@@ -132,7 +132,7 @@ impl RuntimeBuilder {
             shell: ShellResolver::new(settings.shell_path.clone()),
             env: CommandEnv::from_process(settings.non_interactive_env, &settings.env),
             last_env: Mutex::new(None),
-            reaper: Reaper::new(watchdog_shell),
+            reaper: Reaper::new(watchdog_shell, Duration::from_millis(settings.kill_grace_ms)),
             snapshots,
             retention: state.as_ref().map(|s| Retention::new(s.path().to_path_buf(), settings.state_budget_bytes)),
             state,

@@ -5,9 +5,10 @@
 //! the first command a runtime starts one small bash process (the watchdog) that only waits for EOF on a
 //! pipe whose write end only the runtime holds (close-on-exec). Every command's environment carries
 //! `BASHRT_RUNTIME=<token>`, which survives `setsid`, new process groups and double forks. When the pipe
-//! closes — the runtime was dropped, the process exited or was killed — the watchdog SIGKILLs every
-//! process whose environment carries the token. Each runtime has its own token and watchdog, so two
-//! runtimes in one process never touch each other's processes. See docs/design.md, "Process model".
+//! closes — the runtime was dropped, the process exited or was killed — the watchdog asks every process
+//! whose environment carries the token to end (SIGTERM, the grace) and SIGKILLs what is left. Each
+//! runtime has its own token and watchdog, so two runtimes in one process never touch each other's
+//! processes. See docs/design.md, "Process model".
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -23,11 +24,17 @@ mod sweep;
 /// The environment variable that marks processes started by a runtime.
 pub const MARKER_VAR: &str = "BASHRT_RUNTIME";
 
-/// Waits for EOF, then kills every marked process (a `swept` line first means the runtime has swept
-/// them itself: nothing to do) (`BASHRT_RUNTIME=<token>` or a one-shot call's
-/// `<token>.<n>`), with its process group when it leads it or the group's leader is gone (one signal
-/// stops a whole chain of a process that forks and exits over and over); repeats until three rounds
-/// in a row find nothing, at most 200. `$1` is the token.
+/// Waits for EOF, then ends every marked process (a `swept` line first means the runtime has swept
+/// them itself: nothing to do) (`BASHRT_RUNTIME=<token>` or a one-shot call's `<token>.<n>`).
+///
+/// First it asks: each marked process is stopped where it is found, so that it cannot fork out of
+/// reach, then sent SIGTERM (and SIGHUP when it ignores SIGTERM but not SIGHUP: an interactive shell,
+/// such as the one reading the user's rc for the snapshot) and SIGCONT, and given the grace (`$2`
+/// milliseconds) to end: a background server can shut down cleanly, and a program in the middle of
+/// something (a `pyenv rehash` holding its lock) can clean up. Then the SIGKILL rounds: every marked
+/// process, with its process group when it leads it or the group's leader is gone (one signal stops a
+/// whole chain of a process that forks and exits over and over), until three rounds in a row find
+/// nothing, at most 200. `$1` is the token.
 const SCRIPT: &str = r#"trap '' INT TERM HUP
 while IFS= read -r line; do [[ $line == swept ]] && exit 0; done
 self=$BASHPID
@@ -45,6 +52,40 @@ check() {
   done 2>/dev/null < "/proc/$1/environ"
 }
 token=$1
+grace=${2:-200}
+asked=()
+declare -A seen
+ask() {
+  [[ $1 == "$self" || -n ${seen[$1]} ]] && return
+  while IFS= read -r -d '' kv; do
+    if [[ $kv == "BASHRT_RUNTIME=$token" || $kv == "BASHRT_RUNTIME=$token".* ]]; then
+      kill -STOP "$1" 2>/dev/null && { asked+=("$1"); seen[$1]=1; }
+      return
+    fi
+  done 2>/dev/null < "/proc/$1/environ"
+}
+# Scans until two in a row find nothing new: what forked while a scan went on (a child of a process
+# met and stopped later in the same scan) is met by the next one.
+for ((round = 0, quiet = 0; round < 200 && quiet < 2; round++)); do
+  before=${#asked[@]}
+  for d in /proc/[0-9]*; do ask "${d#/proc/}"; done
+  if ((${#asked[@]} > before)); then quiet=0; else ((quiet++)); fi
+done
+for p in "${asked[@]}"; do
+  kill -TERM "$p" 2>/dev/null
+  ign=0
+  while read -r k v; do [[ $k == SigIgn: ]] && { ign=$((16#$v)); break; }; done 2>/dev/null < "/proc/$p/status"
+  if (( (ign >> 14) & 1 && !(ign & 1) )); then kill -HUP "$p" 2>/dev/null; fi
+  kill -CONT "$p" 2>/dev/null
+done
+for ((waited = 0; ${#asked[@]} && waited < grace; waited += 10)); do
+  left=()
+  for p in "${asked[@]}"; do
+    if read -r st 2>/dev/null < "/proc/$p/stat"; then read -ra f <<< "${st##*) }"; [[ ${f[0]} == [ZX] ]] || left+=("$p"); fi
+  done
+  asked=("${left[@]}")
+  ((${#asked[@]})) && { sleep 0.01 2>/dev/null || break; }
+done
 quiet=0
 for ((round = 0; round < 200 && quiet < 3; round++)); do
   found=0
@@ -72,6 +113,8 @@ pub(crate) struct Reaper {
     token: String,
     /// `None`: no watchdog is ever started (an embedder that reaps by other means, e.g. a cgroup).
     watchdog_shell: Option<PathBuf>,
+    /// What the watchdog gives the processes it asked to end before it SIGKILLs them.
+    grace: Duration,
     watchdog: OnceLock<Watchdog>,
     /// Set when a marker was handed out: only then can a process of ours exist, and a sweep be needed.
     used: AtomicBool,
@@ -84,19 +127,20 @@ struct Watchdog {
 }
 
 impl Reaper {
-    /// A new token; with `watchdog_shell`, the watchdog runs in that bash, started on first use.
-    pub(crate) fn new(watchdog_shell: Option<PathBuf>) -> Self {
+    /// A new token; with `watchdog_shell`, the watchdog runs in that bash, started on first use, and
+    /// gives what it asks to end `grace` before it SIGKILLs it.
+    pub(crate) fn new(watchdog_shell: Option<PathBuf>, grace: Duration) -> Self {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let seq = RUNTIMES.fetch_add(1, Ordering::Relaxed);
         let token = format!("{}-{nanos:x}-{seq}", std::process::id());
-        Self { token, watchdog_shell, watchdog: OnceLock::new(), used: AtomicBool::new(false) }
+        Self { token, watchdog_shell, grace, watchdog: OnceLock::new(), used: AtomicBool::new(false) }
     }
 
     /// `BASHRT_RUNTIME=<token>`, for every process the runtime starts; starts the watchdog first.
     pub(crate) fn marker(&self) -> (OsString, OsString) {
         self.used.store(true, Ordering::Relaxed);
         if let Some(shell) = &self.watchdog_shell {
-            self.watchdog.get_or_init(|| Watchdog::start(shell, &self.token));
+            self.watchdog.get_or_init(|| Watchdog::start(shell, &self.token, self.grace));
         }
         (OsString::from(MARKER_VAR), OsString::from(&self.token))
     }
@@ -141,11 +185,12 @@ impl Drop for Reaper {
 
 impl Watchdog {
     /// If it can't start, commands still run (with a warning): only the SIGKILL guarantee is lost.
-    fn start(shell: &std::path::Path, token: &str) -> Watchdog {
+    fn start(shell: &std::path::Path, token: &str, grace: Duration) -> Watchdog {
         let spawned = {
             use std::os::unix::process::CommandExt;
             Command::new(shell)
                 .args(["--noprofile", "--norc", "-c", SCRIPT, "bashrt-reaper", token])
+                .arg(grace.as_millis().to_string())
                 .env_remove(MARKER_VAR)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
@@ -210,7 +255,7 @@ mod tests {
 
     #[test]
     fn the_watchdog_kills_a_pid_hopping_process_when_the_runtime_goes() {
-        let reaper = Reaper::new(Some(PathBuf::from("bash")));
+        let reaper = Reaper::new(Some(PathBuf::from("bash")), Duration::from_millis(200));
         let (key, token) = reaper.marker();
         // A marked process that forks and exits every millisecond, in its own session; it prints
         // the session id and keeps going after its starter exits.
