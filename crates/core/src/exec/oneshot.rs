@@ -30,7 +30,7 @@ use crate::process::pipe::output_pipe;
 use crate::process::procfs;
 use crate::process::spawn_gate;
 use crate::process::tree::{self, CallMarker};
-use crate::reaper::MARKER_VAR;
+use crate::reaper::{marker_of, MARKER_VAR};
 
 /// Numbers the calls of this process, for their markers.
 static CALLS: AtomicU64 = AtomicU64::new(1);
@@ -106,8 +106,8 @@ impl Executor for OneShotExecutor {
         };
         // The runtime's marker, made this call's own: `<token>.<n>` still starts with the token the
         // reaper looks for, and finds this call's processes wherever they went.
-        let marker = req.env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, token)| {
-            let mut value = token.clone();
+        let marker = marker_of(&req.env).map(|token| {
+            let mut value = token.to_os_string();
             value.push(format!(".{}", CALLS.fetch_add(1, Ordering::Relaxed)));
             value
         });

@@ -24,6 +24,11 @@ mod sweep;
 /// The environment variable that marks processes started by a runtime.
 pub const MARKER_VAR: &str = "BASHRT_RUNTIME";
 
+/// The marker's value in a command's environment (the last one wins, as for `execve`).
+pub(crate) fn marker_of(env: &[(OsString, OsString)]) -> Option<&std::ffi::OsStr> {
+    env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, v)| v.as_os_str())
+}
+
 /// Waits for EOF, then ends every marked process (a `swept` line first means the runtime has swept
 /// them itself: nothing to do) (`BASHRT_RUNTIME=<token>` or a one-shot call's `<token>.<n>`).
 ///
@@ -39,30 +44,26 @@ const SCRIPT: &str = r#"trap '' INT TERM HUP
 while IFS= read -r line; do [[ $line == swept ]] && exit 0; done
 self=$BASHPID
 read -r st < /proc/self/stat; read -ra f <<< "${st##*) }"; mine=${f[2]}
-check() {
-  [[ $1 == "$self" ]] && return
+marked() {
+  [[ $1 == "$self" ]] && return 1
   while IFS= read -r -d '' kv; do
-    if [[ $kv == "BASHRT_RUNTIME=$token" || $kv == "BASHRT_RUNTIME=$token".* ]]; then
-      g=0
-      if read -r st 2>/dev/null < "/proc/$1/stat"; then read -ra f <<< "${st##*) }"; g=${f[2]}; fi
-      kill -KILL "$1" 2>/dev/null && found=1
-      if ((g > 1 && g != mine)) && [[ $g == "$1" || ! -e /proc/$g ]]; then kill -KILL -- "-$g" 2>/dev/null; fi
-      return
-    fi
+    [[ $kv == "BASHRT_RUNTIME=$token" || $kv == "BASHRT_RUNTIME=$token".* ]] && return 0
   done 2>/dev/null < "/proc/$1/environ"
+  return 1
+}
+check() {
+  marked "$1" || return
+  g=0
+  if read -r st 2>/dev/null < "/proc/$1/stat"; then read -ra f <<< "${st##*) }"; g=${f[2]}; fi
+  kill -KILL "$1" 2>/dev/null && found=1
+  if ((g > 1 && g != mine)) && [[ $g == "$1" || ! -e /proc/$g ]]; then kill -KILL -- "-$g" 2>/dev/null; fi
 }
 token=$1
 grace=${2:-200}
 asked=()
 declare -A seen
 ask() {
-  [[ $1 == "$self" || -n ${seen[$1]} ]] && return
-  while IFS= read -r -d '' kv; do
-    if [[ $kv == "BASHRT_RUNTIME=$token" || $kv == "BASHRT_RUNTIME=$token".* ]]; then
-      kill -STOP "$1" 2>/dev/null && { asked+=("$1"); seen[$1]=1; }
-      return
-    fi
-  done 2>/dev/null < "/proc/$1/environ"
+  [[ -z ${seen[$1]} ]] && marked "$1" && kill -STOP "$1" 2>/dev/null && { asked+=("$1"); seen[$1]=1; }
 }
 # Scans until two in a row find nothing new: what forked while a scan went on (a child of a process
 # met and stopped later in the same scan) is met by the next one.

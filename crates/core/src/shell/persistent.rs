@@ -47,7 +47,7 @@ use crate::process::memfile::MemFile;
 use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::{pidfd, spawn_gate, tree};
-use crate::reaper::MARKER_VAR;
+use crate::reaper::marker_of;
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// the runner's files, and its redirections save copies at fd 10 and up.
@@ -917,7 +917,7 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
     let shell = spec.shell.to_path_buf();
     let cwd = spec.cwd.to_path_buf();
     let env = spec.env.to_vec();
-    let marker = env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, v)| v.clone());
+    let marker = marker_of(&env).map(std::ffi::OsStr::to_os_string);
     Box::new(move || {
         let parent = nix::unistd::getpid();
         let name = shell.file_name().map_or_else(|| shell.clone().into_os_string(), |n| n.to_os_string());

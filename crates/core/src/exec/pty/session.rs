@@ -23,7 +23,7 @@ use super::super::ExecRequest;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
 use crate::process::{spawn_gate, tree};
-use crate::reaper::MARKER_VAR;
+use crate::reaper::marker_of;
 
 /// What the program's terminal emulates; the program's `TERM` says so, whatever the user's terminal is.
 pub const PTY_TERM: &str = "xterm-256color";
@@ -174,8 +174,8 @@ impl PtySession {
             });
         }
         // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
-        let marker = req.env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, v)| v.as_os_str());
-        let permit = spawn_gate::permit(marker).map_err(|closed| PtyError::Spawn(io::Error::other(closed)))?;
+        let permit =
+            spawn_gate::permit(marker_of(&req.env)).map_err(|closed| PtyError::Spawn(io::Error::other(closed)))?;
         let spawned = command.spawn();
         drop(permit);
         // Only the child may hold the slave: a copy here would keep the terminal open after it exits.
