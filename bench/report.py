@@ -31,8 +31,10 @@ def verdict(ok):
     return "**met**" if ok else "**missed**"
 
 
-# Per-call targets: (p50 µs, p99 µs or None) by command.
-LAT_TARGETS = {"true": (150, 500), "/bin/true": (1000, None)}
+# Per-call targets by command: p50 µs, p99 µs or None, and whether the p50 limit is over the driven
+# shell's p50 of the same run and command (`/bin/true`: "within 0.15 ms of the driven shell") rather
+# than absolute.
+LAT_TARGETS = {"true": (150, 500, False), "/bin/true": (150, None, True)}
 # Rows of the in-process harness that the per-call targets apply to; the others are floors or
 # informational.
 LAT_JUDGED = ("pool", "session", "tool", "tool-snapshot")
@@ -51,15 +53,21 @@ def us(x):
     return f"{x / 1e3:.2f} ms" if x >= 999.5 else f"{x:.0f} µs"
 
 
-def lat_verdict(cmd, p50, p99):
-    t50, t99 = LAT_TARGETS[cmd]
-    ok = p50 <= t50 and (t99 is None or p99 <= t99)
-    return verdict(ok)
+def lat_verdict(cmd, p50, p99, floor_p50):
+    """`floor_p50`: the driven shell's p50 for `cmd` in the same run (None when the run has none: a
+    target over the floor is then missed, as it cannot be shown)."""
+    t50, t99, over_floor = LAT_TARGETS[cmd]
+    if over_floor:
+        ok = floor_p50 is not None and p50 - floor_p50 <= t50
+    else:
+        ok = p50 <= t50
+    return verdict(ok and (t99 is None or p99 <= t99))
 
 
 def target_text(cmd):
-    t50, t99 = LAT_TARGETS[cmd]
-    return f"p50 ≤ {us(t50)}" + (f", p99 ≤ {us(t99)}" if t99 else "")
+    t50, t99, over_floor = LAT_TARGETS[cmd]
+    text = f"p50 ≤ driven shell + {us(t50)}" if over_floor else f"p50 ≤ {us(t50)}"
+    return text + (f", p99 ≤ {us(t99)}" if t99 else "")
 
 
 def latency_tables(out):
@@ -92,7 +100,8 @@ def latency_tables(out):
                     ratio = f"{r['p50_us'] / floor['p50_us']:.1f}" if floor else ""
                     plus = f"+{us(r['p50_us'] - floor['p50_us'])}" if floor and r is not floor else ""
                     vs_fresh = f"{r['p50_us'] / fresh['p50_us']:.2f}" if fresh else ""
-                    v = lat_verdict(cmd, r["p50_us"], r["p99_us"]) if judged else ""
+                    floor_p50 = floor["p50_us"] if floor else None
+                    v = lat_verdict(cmd, r["p50_us"], r["p99_us"], floor_p50) if judged else ""
                     cpu = f"| {us(r['mean_us'])} | "
                     cpu += f"{us(r['self_cpu_us']) if r.get('self_cpu_us') is not None else ''} | "
                     cpu += f"{us(r['shell_cpu_us']) if r.get('shell_cpu_us') is not None else ''} |"
@@ -103,7 +112,7 @@ def latency_tables(out):
                         summary.append(
                             f"| `BashTool::execute` `{cmd}` through a warm shell, {target_text(cmd)}, "
                             f"{'1 CPU' if c == 1 else '2 CPUs'} | p50 {us(r['p50_us'])}, p99 {us(r['p99_us'])} "
-                            f"(floor {us(floor['p50_us']) if floor else '?'}) | {lat_verdict(cmd, r['p50_us'], r['p99_us'])} |")
+                            f"(floor {us(floor['p50_us']) if floor else '?'}) | {v} |")
         print()
         starts = [(c, r) for c, rows in runs.items() if rows for r in rows
                   if r["row"].startswith(("start-", "diag-"))]
@@ -162,7 +171,8 @@ def latency_tables(out):
                     ratio = f"{x['p50_us'] / floor['p50_us']:.1f}" if floor else ""
                     plus = f"+{us(x['p50_us'] - floor['p50_us'])}" if floor and x is not floor else ""
                     vs_fresh = f"{x['p50_us'] / fresh['p50_us']:.2f}" if fresh else ""
-                    v = lat_verdict(cmd, x["p50_us"], x["p99_us"]) if judged else ""
+                    floor_p50 = floor["p50_us"] if floor else None
+                    v = lat_verdict(cmd, x["p50_us"], x["p99_us"], floor_p50) if judged else ""
                     shown = f"`{cmd}`" if cmd in LAT_TARGETS else "(none)"
                     client = x.get("client_cpu_us")
                     shell = x.get("shell_cpu_us")
@@ -177,7 +187,7 @@ def latency_tables(out):
                         summary.append(
                             f"| `bashrt rpc` `tool_call` `{cmd}` round trip, {target_text(cmd)}, "
                             f"{'1 CPU' if c == 1 else '2 CPUs'} | p50 {us(x['p50_us'])}, p99 {us(x['p99_us'])} "
-                            f"| {lat_verdict(cmd, x['p50_us'], x['p99_us'])} |")
+                            f"| {v} |")
         print()
         print("Peak RSS of the server (VmHWM from /proc/PID/status; the shells are separate processes):\n")
         print("| placement | after | VmHWM | VmRSS | bulk took | target ≤ 20 MiB |")
@@ -201,7 +211,63 @@ def latency_tables(out):
             summary.append(f"| `bashrt rpc` peak RSS ≤ 20 MiB (after 4×{r['n']} calls and 2 bulk commands), "
                            f"{'1 CPU' if c == 1 else '2 CPUs'} | {top / 1024:.1f} MiB | {verdict(top <= 20 * 1024)} |")
         print()
+    rust = {c: load(out, f"rpc-rust-{c}cpu.json") for c in (1, 2)}
+    if any(rust.values()):
+        rust_table(rust, summary)
     return summary
+
+
+def rust_table(runs, summary):
+    """The round trips of the Rust client (crates/cli/benches/rpc_latency.rs), whose own cost is a
+    fraction of Python's: what the issue's per-call targets through `bashrt rpc` are measured by,
+    beside its floors of the same run (a driven bash, and the least runner that gives each call its
+    own output pipe)."""
+    print("### Through `bashrt rpc`, Rust client (`crates/cli/benches/rpc_latency.rs`)\n")
+    print("Each row's p50 over all rounds; +driven = p50 − the driven bash's p50 for the same command (for")
+    print("bashrt's rows, the median over rounds of that difference within each round, which the host's drift")
+    print("does not move);")
+    print("÷least runner = p50 ÷ the least runner's p50 for the same command. CPU per call: the server's")
+    print("(or relay's) and its shell's, from schedstat.\n")
+    print("| placement | row | p50 | p99 | rounds' p50 | +driven | ÷least runner | CPU: server + shell | target | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for c, rows in runs.items():
+        if not rows:
+            continue
+        place = PLACES[c]
+        by_name = {r["row"]: r for r in rows}
+        for r in rows:
+            if "p99_us" not in r:
+                continue
+            cmd = "/bin/true" if r["row"].endswith("/bin/true") else "true"
+            driven = by_name.get(f"floor: driven bash, {cmd}")
+            least = by_name.get(f"floor: least runner, output pipe per call, bash {cmd}")
+            judged = r["row"] == f"bashrt rpc: bash {cmd}"
+            paired = by_name.get(f"{r['row']}, paired per round")
+            over = r["p50_us"] - driven["p50_us"] if driven and r is not driven else None
+            if paired:
+                # Per round against the same round's floor: what the host's drift does not move.
+                over = paired["over_driven_us"]
+            plus = "" if over is None else f"{'+' if over >= 0 else '−'}{us(abs(over))}"
+            ratio = f"{r['p50_us'] / least['p50_us']:.2f}" if least and not r["row"].startswith("floor: driven") else ""
+            v = lat_verdict(cmd, r["p50_us"], r["p50_us"], r["p50_us"] - over if over is not None else None) if judged else ""
+            t50, _, over_floor = LAT_TARGETS[cmd]
+            text = (f"p50 ≤ driven + {us(t50)}" if over_floor else f"p50 ≤ {us(t50)}") if judged else ""
+            print(f"| {place} | {r['row']} | {us(r['p50_us'])} | {us(r['p99_us'])} "
+                  f"| {us(r['round_p50_min_us'])}–{us(r['round_p50_max_us'])} | {plus} | {ratio} "
+                  f"| {us(r['server_cpu_us_per_call'])} + {us(r['shell_cpu_us_per_call'])} | {text} | {v} |")
+            place = ""
+            if judged:
+                floor = f"least runner {us(least['p50_us'])}" if least else "no least runner"
+                if over_floor and paired:
+                    floor = f"least runner +{us(paired['least_runner_over_driven_us'])}"
+                elif over_floor and least and driven:
+                    floor = f"least runner +{us(least['p50_us'] - driven['p50_us'])}"
+                if paired:
+                    floor += f"; {paired['vs_least_runner']:.2f}× the least runner, paired per round"
+                summary.append(f"| `bashrt rpc` `bash` `{cmd}` round trip (Rust client), {text}, "
+                               f"{'1 CPU' if c == 1 else '2 CPUs'} | p50 {us(r['p50_us'])}{' (' + plus + ')' if over_floor else ''}, "
+                               f"{floor} | {v} |")
+    print()
 
 
 def main():

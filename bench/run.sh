@@ -13,7 +13,8 @@
 # BENCH_OUT (results dir, default $BENCH_TMP/bashrt-bench-results.<time>), CARGO_TARGET_DIR,
 # SECTIONS (space-separated subset of "bulk e2e startup rss criterion latency", default all),
 # LAT_N (timed calls per in-process latency row, 2000), LAT_WARMUP (50), LAT_STARTS (10),
-# RPC_N (timed round trips per `bashrt rpc` row, 1000), RPC_STARTS (fresh servers per start-up row, 15).
+# RPC_N (timed round trips per `bashrt rpc` row, 1000), RPC_RUST_N (the same for the Rust client, 2000, in 20
+# rounds), RPC_STARTS (fresh servers per start-up row, 15).
 #
 # Placement: "1 CPU" runs everything under `taskset -c 0` (producer and bashrt share one core: every
 # cycle bashrt spends is added to the wall time); "2 CPUs" under `taskset -c 0,1` (the reader and
@@ -35,6 +36,7 @@ LAT_N=${LAT_N:-2000}
 LAT_WARMUP=${LAT_WARMUP:-50}
 LAT_STARTS=${LAT_STARTS:-10}
 RPC_N=${RPC_N:-1000}
+RPC_RUST_N=${RPC_RUST_N:-2000}
 RPC_STARTS=${RPC_STARTS:-15}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if want criterion && [ "${SKIP_CRITERION:-0}" = 1 ]; then SECTIONS=${SECTIONS/criterion/}; fi
@@ -262,7 +264,7 @@ if want latency; then
         "${lat_env[@]}" "${place[@]}" python3 bench/rpc_latency.py --bashrt "$bashrt" --n "$RPC_N" \
             --starts "$RPC_STARTS" --label "${cpus}cpu" --out "$OUT/rpc-${cpus}cpu.json" >&2
         say "latency through bashrt rpc, Rust client (${cpus} CPU)"
-        "${lat_env[@]}" "${place[@]}" "$rpc_bench_bin" --n "$RPC_N" --json "$OUT/rpc-rust-${cpus}cpu.json" >&2
+        "${lat_env[@]}" "${place[@]}" "$rpc_bench_bin" --n "$RPC_RUST_N" --rounds 20 --json "$OUT/rpc-rust-${cpus}cpu.json" >&2
         say "latency through bashrt mcp, against bashrt rpc (${cpus} CPU)"
         "${lat_env[@]}" "${place[@]}" python3 bench/mcp_latency.py --bashrt "$bashrt" \
             --out "$OUT/mcp-${cpus}cpu.json" >&2

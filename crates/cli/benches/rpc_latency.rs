@@ -18,8 +18,12 @@
 //! With several `--bin`, builds are compared in one run: every server stays up, and each round times
 //! `N / R` calls of every row on every build, rotating which build goes first, so load that comes and
 //! goes hits all of them alike. Each row reports the median and p99 over all samples and the lowest and
-//! highest per-round median, which is the spread to read a difference against. Without `--bin`, the
-//! `bashrt` built with this bench is measured. bench/run.sh runs it pinned.
+//! highest per-round median, which is the spread to read a difference against. For `true` and
+//! `/bin/true` each build also gets paired figures: per round, its median less the driven bash's and
+//! the least runner's of the same round (and its ratio to the least runner's), then the median over
+//! the rounds. They see through the host's drift, which moves every row by a quarter or more within
+//! minutes. Without `--bin`, the `bashrt` built with this bench is measured. bench/run.sh runs it
+//! pinned, with 20 rounds.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -97,6 +101,16 @@ fn cpu_ns(pid: u32) -> (u64, u64) {
 fn percentile(sorted: &[Duration], q: f64) -> f64 {
     let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
     sorted[rank - 1].as_secs_f64() * 1e6
+}
+
+/// The median of a few per-round figures (NaN when there are none).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
 }
 
 /// One kind of round trip: its name, the request for call `i`, and what marks its answer.
@@ -270,7 +284,7 @@ impl Samples {
             self.all.len()
         );
         serde_json::json!({"row": name, "n": self.all.len(), "p50_us": p50, "p99_us": p99,
-            "round_p50_min_us": lo, "round_p50_max_us": hi,
+            "round_p50_min_us": lo, "round_p50_max_us": hi, "round_p50_us": self.round_p50,
             "server_cpu_us_per_call": server, "shell_cpu_us_per_call": shell})
     }
 }
@@ -360,6 +374,31 @@ fn main() {
                 t => format!("{}: {}", bins[t - 1 - RELAYS.len()].0, rows_of(t)[r].name),
             };
             report.push(s.report(&name));
+        }
+    }
+
+    // Paired figures: each round's median of a build's row against the floors' medians of the same
+    // round, then the median over rounds. The host's speed drifts by half within minutes; a round
+    // times every target within a second or so, so the pairs see the same host.
+    let least = RELAYS.len(); // the least runner's target
+    for (b, (label, _)) in bins.iter().enumerate() {
+        for (r, cmd) in ["true", "/bin/true"].iter().enumerate() {
+            let this = &samples[1 + RELAYS.len() + b][r].round_p50;
+            let over = |floor: &[f64]| median(this.iter().zip(floor).map(|(x, f)| x - f).collect());
+            let driven = &samples[0][r].round_p50;
+            let runner = &samples[least][r].round_p50;
+            let (over_driven, over_runner) = (over(driven), over(runner));
+            let least_over_driven = median(runner.iter().zip(driven).map(|(x, f)| x - f).collect());
+            let vs_runner = median(this.iter().zip(runner).map(|(x, f)| x / f).collect());
+            let name = format!("{label}: bash {cmd}, paired per round");
+            eprintln!(
+                "{name:<52} over driven bash {over_driven:+.1} µs (the least runner {least_over_driven:+.1}), \
+                 over the least runner {over_runner:+.1} µs = {vs_runner:.2}×  ({} rounds)",
+                this.len()
+            );
+            report.push(serde_json::json!({"row": name, "rounds": this.len(),
+                "over_driven_us": over_driven, "least_runner_over_driven_us": least_over_driven,
+                "over_least_runner_us": over_runner, "vs_least_runner": vs_runner}));
         }
     }
 

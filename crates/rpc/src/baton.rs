@@ -8,15 +8,21 @@
 //! thread that read a command may run it when nothing else is buffered, after lending the reader
 //! here: a second thread, parked on a timer, takes the reader over once the command has run for
 //! [`TAKE_OVER_AFTER`], and reads on. A quick command is over before that and the lender takes its
-//! reader back, having woken nobody; a long one costs one wakeup, off its own path. The second thread
-//! waits on a timer and not on a condition variable because setting a timer wakes nobody; and one
-//! set timer serves every lend until it expires, because setting one is a system call that may
-//! reprogram the CPU's timer (in a virtual machine, an exit to the host: measured, setting and
-//! clearing it per command cost more than the hop it saves). While commands come back to back, the
-//! second thread thus wakes once per [`TAKE_OVER_AFTER`], whatever their number.
+//! reader back, having woken nobody; a long one costs one wakeup, off its own path.
+//!
+//! The second thread waits on a timer and not on a condition variable because setting a timer wakes
+//! nobody. Each lend moves the timer to its own deadline, so while commands come back to back the
+//! timer never fires: it fires only for a command that runs its time (or once after the last lend).
+//! An earlier design set the timer once and let it fire every [`TAKE_OVER_AFTER`] while commands came
+//! back to back, sparing the system call; but each wakeup lands in the middle of a command (on one
+//! CPU it preempts the shell or the program it runs), and for commands of about a millisecond
+//! (`/bin/true`) that cost the call some 80 µs of latency on average, far more than the system call.
+//! A lend moves the timer only when its deadline is more than [`REARM_SLACK`] past the one set, so
+//! commands quicker than that share one setting.
 //!
 //! Promises: at most one thread reads at a time; a request that arrives while the reading thread runs
-//! a command is read within [`TAKE_OVER_AFTER`] of the command's start (plus scheduling); a lent
+//! a command is read within [`TAKE_OVER_AFTER`] of the command's start (plus scheduling), and no
+//! reader is taken from a command that ran less than [`TAKE_OVER_AFTER`] − [`REARM_SLACK`]; a lent
 //! reader is never lost: either the lender takes it back or the other thread reads with it.
 
 use std::io;
@@ -37,13 +43,17 @@ use crate::lines::LineReader;
 /// arrives meanwhile (an abort, another session's command) waiting longer.
 pub const TAKE_OVER_AFTER: Duration = Duration::from_millis(5);
 
+/// How much earlier than [`TAKE_OVER_AFTER`] after its start a command's reader may be taken over:
+/// a lend whose deadline is at most this much past the timer's leaves the timer as it is.
+pub const REARM_SLACK: Duration = Duration::from_millis(1);
+
 struct State<R> {
     /// The reader, while its thread runs a command, and since when.
     lent: Option<(LineReader<R>, Instant)>,
     /// A thread runs a command it read itself: the other thread reads, or will, so neither may lend.
     busy: bool,
-    /// The timer is set: a lend does not need to set it again.
-    armed: bool,
+    /// When the timer fires, while it is set.
+    deadline: Option<Instant>,
     /// The input ended or the server shuts down: the parked thread leaves.
     closed: bool,
 }
@@ -56,7 +66,7 @@ pub struct Baton<R> {
 impl<R> Baton<R> {
     pub fn new() -> io::Result<Self> {
         let timer = TimerFd::new(ClockId::CLOCK_MONOTONIC, TimerFlags::TFD_CLOEXEC)?;
-        Ok(Self { state: Mutex::new(State { lent: None, busy: false, armed: false, closed: false }), timer })
+        Ok(Self { state: Mutex::new(State { lent: None, busy: false, deadline: None, closed: false }), timer })
     }
 
     fn lock(&self) -> MutexGuard<'_, State<R>> {
@@ -73,12 +83,18 @@ impl<R> Baton<R> {
     /// Leaves the reader for the other thread to take in [`TAKE_OVER_AFTER`], while the caller runs a
     /// command.
     pub fn lend(&self, reader: LineReader<R>) {
+        let now = Instant::now();
+        let due = now + TAKE_OVER_AFTER;
         let mut state = self.lock();
         state.busy = true;
-        state.lent = Some((reader, Instant::now()));
-        // The parked thread sets it again for a lend that is not due yet when it expires.
-        let arm = !state.armed;
-        state.armed = true;
+        state.lent = Some((reader, now));
+        // A timer set for an earlier lend would fire during this command: move it, unless it fires
+        // within the slack of this lend's deadline. (The parked thread sets it again, for the rest,
+        // when it fires before the lend is due.)
+        let arm = moves_timer(state.deadline, due);
+        if arm {
+            state.deadline = Some(due);
+        }
         drop(state);
         if arm && !self.arm(TAKE_OVER_AFTER) {
             self.give_up();
@@ -100,24 +116,28 @@ impl<R> Baton<R> {
             if state.closed {
                 return None;
             }
+            // Woken by the timer (or parked for the first time): it is not set any more, unless a lend
+            // moved it meanwhile, to a deadline still to come.
+            let now = Instant::now();
+            if state.deadline.is_some_and(|set| set <= now) {
+                state.deadline = None;
+            }
             match &state.lent {
-                Some((_, since)) if since.elapsed() >= TAKE_OVER_AFTER => {
-                    state.armed = false;
+                Some((_, since)) if now.duration_since(*since) + REARM_SLACK >= TAKE_OVER_AFTER => {
                     return state.lent.take().map(|(reader, _)| reader);
                 }
-                Some((_, since)) => {
-                    let left = TAKE_OVER_AFTER.saturating_sub(since.elapsed());
+                // Lent after the timer was set (within the slack), or woken early: wait for the rest.
+                Some((_, since)) if state.deadline.is_none() => {
+                    let left = TAKE_OVER_AFTER.saturating_sub(now.duration_since(*since));
+                    state.deadline = Some(now + left);
                     drop(state);
                     if !self.arm(left) {
                         self.give_up();
                         return None;
                     }
                 }
-                // Expired with nothing lent (or not set yet): the next lend sets it.
-                None => {
-                    state.armed = false;
-                    drop(state);
-                }
+                // Nothing lent (the next lend sets the timer), or the timer is set for what is lent.
+                _ => drop(state),
             }
             if let Err(error) = self.timer.wait() {
                 tracing::warn!(%error, "the standby reader's timer failed");
@@ -152,6 +172,13 @@ impl<R> Baton<R> {
             }
         }
     }
+}
+
+/// Whether a lend due at `due` must set the timer, set to fire at `set` (`None`: not set): when it is
+/// not set, or would fire more than [`REARM_SLACK`] before the lend is due. One that fires later
+/// cannot be: every deadline set is a lend's, and lends come in order.
+fn moves_timer(set: Option<Instant>, due: Instant) -> bool {
+    set.is_none_or(|set| set + REARM_SLACK < due)
 }
 
 #[cfg(test)]
@@ -190,7 +217,7 @@ mod tests {
         baton.lend(reader(b"next\n"));
         let (frame, taken_at) = standby.join().unwrap().expect("taken");
         assert_eq!(frame, Some(Frame::Line(b"next".to_vec())));
-        assert!(taken_at - lent_at >= TAKE_OVER_AFTER, "taken over before the command had run its time");
+        assert!(taken_at - lent_at + REARM_SLACK >= TAKE_OVER_AFTER, "taken over before the command had run its time");
         assert!(baton.reclaim().is_none(), "the lender parks instead");
         assert!(baton.can_lend(), "the lender's command is over");
     }
@@ -208,7 +235,20 @@ mod tests {
         let lent_at = Instant::now();
         baton.lend(reader(b"second\n"));
         let taken_at = standby.join().unwrap().expect("taken");
-        assert!(taken_at - lent_at >= TAKE_OVER_AFTER);
+        assert!(taken_at - lent_at + REARM_SLACK >= TAKE_OVER_AFTER);
+    }
+
+    #[test]
+    fn lends_in_quick_succession_share_one_timer_setting_and_move_it_on() {
+        let start = Instant::now();
+        let due = |after_ms: u64| start + Duration::from_millis(after_ms) + TAKE_OVER_AFTER;
+        assert!(moves_timer(None, due(0)), "a timer not set is set");
+        // Set by a lend at 0 ms: the lends of the next millisecond leave it, a later one moves it (so
+        // it does not fire while that lend's command runs).
+        let set = Some(due(0));
+        assert!(!moves_timer(set, due(0)));
+        assert!(!moves_timer(set, due(1)));
+        assert!(moves_timer(set, due(2)));
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod server;
 mod workers;
 
 pub use bashrt_core::artifact::MAX_READ_BYTES;
-pub use baton::TAKE_OVER_AFTER;
+pub use baton::{REARM_SLACK, TAKE_OVER_AFTER};
 pub use lines::MAX_LINE_BYTES;
 pub use live::{LIVE_INTERVAL, LIVE_MAX_BYTES};
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle, MAX_RUNNING, MAX_SESSIONS};
