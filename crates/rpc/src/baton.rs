@@ -15,10 +15,9 @@
 //! timer never fires: it fires only for a command that runs its time (or once after the last lend).
 //! An earlier design set the timer once and let it fire every [`TAKE_OVER_AFTER`] while commands came
 //! back to back, sparing the system call; but each wakeup lands in the middle of a command (on one
-//! CPU it preempts the shell or the program it runs), and for commands of about a millisecond
-//! (`/bin/true`) that cost the call some 80 µs of latency on average, far more than the system call.
-//! A lend moves the timer only when its deadline is more than [`REARM_SLACK`] past the one set, so
-//! commands quicker than that share one setting.
+//! CPU it preempts the shell or the program it runs), and commands of about a millisecond
+//! (`/bin/true`) woke it every second or third call. A lend moves the timer only when its deadline is
+//! more than [`REARM_SLACK`] past the one set, so commands quicker than that share one setting.
 //!
 //! Promises: at most one thread reads at a time; a request that arrives while the reading thread runs
 //! a command is read within [`TAKE_OVER_AFTER`] of the command's start (plus scheduling), and no
