@@ -88,15 +88,15 @@ impl<R> Baton<R> {
         state.busy = true;
         state.lent = Some((reader, now));
         // A timer set for an earlier lend would fire during this command: move it, unless it fires
-        // within the slack of this lend's deadline. (The parked thread sets it again, for the rest,
-        // when it fires before the lend is due.)
-        let arm = moves_timer(state.deadline, due);
-        if arm {
+        // within the slack of this lend's deadline. The timer is only ever set under the lock, with
+        // `deadline`, so the two always agree.
+        if moves_timer(state.deadline, due) {
+            if !self.arm(TAKE_OVER_AFTER) {
+                drop(state);
+                self.give_up();
+                return;
+            }
             state.deadline = Some(due);
-        }
-        drop(state);
-        if arm && !self.arm(TAKE_OVER_AFTER) {
-            self.give_up();
         }
     }
 
@@ -115,8 +115,9 @@ impl<R> Baton<R> {
             if state.closed {
                 return None;
             }
-            // Woken by the timer (or parked for the first time): it is not set any more, unless a lend
-            // moved it meanwhile, to a deadline still to come.
+            // Woken by the timer (or parked for the first time). The timer and `deadline` change
+            // together under the lock, so a deadline that has passed is one the timer fired for (it
+            // is set no more), and one still to come is what the timer is set for.
             let now = Instant::now();
             if state.deadline.is_some_and(|set| set <= now) {
                 state.deadline = None;
@@ -125,19 +126,21 @@ impl<R> Baton<R> {
                 Some((_, since)) if now.duration_since(*since) + REARM_SLACK >= TAKE_OVER_AFTER => {
                     return state.lent.take().map(|(reader, _)| reader);
                 }
-                // Lent after the timer was set (within the slack), or woken early: wait for the rest.
+                // Not due, and the timer is not set (woken for an earlier lend's deadline, whose
+                // command ended): set it for this one's.
                 Some((_, since)) if state.deadline.is_none() => {
                     let left = TAKE_OVER_AFTER.saturating_sub(now.duration_since(*since));
-                    state.deadline = Some(now + left);
-                    drop(state);
                     if !self.arm(left) {
+                        drop(state);
                         self.give_up();
                         return None;
                     }
+                    state.deadline = Some(now + left);
                 }
                 // Nothing lent (the next lend sets the timer), or the timer is set for what is lent.
-                _ => drop(state),
+                _ => {}
             }
+            drop(state);
             if let Err(error) = self.timer.wait() {
                 tracing::warn!(%error, "the standby reader's timer failed");
                 self.give_up();
