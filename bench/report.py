@@ -35,6 +35,9 @@ def verdict(ok):
 # shell's p50 of the same run and command (`/bin/true`: "within 0.15 ms of the driven shell") rather
 # than absolute.
 LAT_TARGETS = {"true": (150, 500, False), "/bin/true": (150, None, True)}
+# `/bin/true` through `bashrt rpc` as restated at this machine's floor: at most this many times the
+# least runner's, paired per round.
+LEAST_RUNNER_RATIO = 1.25
 # Rows of the in-process harness that the per-call targets apply to; the others are floors or
 # informational.
 LAT_JUDGED = ("pool", "session", "tool", "tool-snapshot")
@@ -267,6 +270,13 @@ def rust_table(runs, summary):
                 summary.append(f"| `bashrt rpc` `bash` `{cmd}` round trip (Rust client), {text}, "
                                f"{'1 CPU' if c == 1 else '2 CPUs'} | p50 {us(r['p50_us'])}{' (' + plus + ')' if over_floor else ''}, "
                                f"{floor} | {v} |")
+                if over_floor and paired:
+                    # The restatement of this target at this machine's floor (BENCHMARKS.md): the least
+                    # runner itself misses "within 150 µs of the driven shell" on 2 CPUs.
+                    ratio = paired["vs_least_runner"]
+                    summary.append(f"| `bashrt rpc` `bash` `{cmd}` (Rust client) ≤ {LEAST_RUNNER_RATIO}× the least "
+                                   f"runner's, paired per round (restated), {'1 CPU' if c == 1 else '2 CPUs'} "
+                                   f"| {ratio:.2f}× | {verdict(ratio <= LEAST_RUNNER_RATIO)} |")
     print()
 
 
