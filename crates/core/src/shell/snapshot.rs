@@ -3,9 +3,10 @@
 //! agent commands.
 //!
 //! Promises: capture runs with a deadline and never blocks a call for longer; one broken item never loses
-//! the rest (each item is validated on its own); helpers starting with `_` are kept; aliases and functions
-//! that shadow common tools are skipped (a model expects `ls`, `grep` to be the real ones); everything
-//! skipped is reported; any failure means "no snapshot", never a failed call.
+//! the rest (items are checked all together, and each on its own when that fails); helpers starting
+//! with `_` are kept; aliases and functions that shadow common tools are skipped (a model expects `ls`,
+//! `grep` to be the real ones); everything skipped is reported; any failure means "no snapshot", never
+//! a failed call.
 //!
 //! What a snapshot never carries: the environment (`PATH` above all: the caller's environment and
 //! `bash.env` always win), and shell options beyond [`CARRIED_OPTIONS`] — a script a model writes must
@@ -300,7 +301,8 @@ fn select(items: Vec<Item>, skipped: &mut Vec<String>) -> Vec<Item> {
     out
 }
 
-/// Sources every item on its own in one clean shell; keeps those that load without error.
+/// Keeps the items that load without error in a clean shell: all of them when they load together
+/// without a word on stderr (one here-document, the common case), or else each tried on its own.
 fn validate(
     shell: &Path,
     work: &Path,
@@ -308,38 +310,43 @@ fn validate(
     skipped: &mut Vec<String>,
     timeout: Duration,
 ) -> Result<Vec<Item>, SnapshotError> {
-    // Each item is sourced from a here-document of its own: a syntax error in it fails that `.`
-    // only (bash is not in POSIX mode here), and loading a definition or an option has no other
-    // effect, so one shell, no subshell per item. Not `eval`: in bash 5.2 a string that ends inside
-    // a quote leaves the parser broken for the lines after it. Not a file per item: thousands of
-    // them cost seconds to create. The delimiter is drawn per capture; an item with a line equal to
-    // it (it cannot happen by chance) is left out.
+    let started = std::time::Instant::now();
+    // The here-documents' delimiter is drawn per capture; an item with a line equal to it (it cannot
+    // happen by chance) is left out.
     let delimiter = format!(
         "__BASHRT_ITEM_{:016x}__",
         std::hash::BuildHasher::hash_one(&std::hash::RandomState::new(), items.len())
     );
-    let mut script = String::from("shopt -s expand_aliases\n");
-    for (i, item) in items.iter().enumerate() {
-        if item.text.lines().any(|line| line == delimiter) {
-            continue;
+    let fits = |item: &Item| !item.text.lines().any(|line| line == delimiter);
+    // All together first: one `.` of one here-document. Loading a definition prints nothing, so
+    // any output at all (a syntax error, an alias name bash refuses, an item that ends inside a
+    // quote and takes the rest with it) sends every item to the check of its own below. Trying each
+    // item on its own costs a here-document and a `.` per item, about four times as long: 26 against
+    // 6.5 ms for 600 definitions.
+    if items.iter().all(fits) {
+        let mut script = format!("shopt -s expand_aliases\n\\builtin . /dev/stdin 2>&1 <<'{delimiter}'\n");
+        for item in items {
+            script.push_str(&item.text);
+            script.push('\n');
         }
+        script.push_str(&format!("{delimiter}\n\\builtin echo {ALL_LOADED}\n"));
+        if run_check(shell, work, script, timeout)? == format!("{ALL_LOADED}\n").as_bytes() {
+            return Ok(items.to_vec());
+        }
+    }
+    // Each item on its own, from a here-document of its own: a syntax error in it fails that `.`
+    // only (bash is not in POSIX mode here), and loading a definition or an option has no other
+    // effect, so one shell, no subshell per item. Not `eval`: in bash 5.2 a string that ends inside
+    // a quote leaves the parser broken for the lines after it. Not a file per item: thousands of
+    // them cost seconds to create.
+    let mut script = String::from("shopt -s expand_aliases\n");
+    for (i, item) in items.iter().enumerate().filter(|(_, item)| fits(item)) {
         script.push_str(&format!(
             "if \\builtin . /dev/stdin >/dev/null 2>&1 <<'{delimiter}'; then \\builtin echo {i}; fi\n{}\n{delimiter}\n",
             item.text
         ));
     }
-    let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
-    let request = ExecRequest::new(shell, script, work, timeout);
-    let mut ok = Vec::new();
-    let mut collect = |chunk: &[u8]| {
-        ok.extend_from_slice(chunk);
-        Flow::Continue
-    };
-    let execution =
-        OneShotExecutor.execute(&request, &mut collect, &cancel).map_err(|e| SnapshotError::Failed(e.to_string()))?;
-    if execution.outcome == Outcome::TimedOut {
-        return Err(SnapshotError::TimedOut(timeout));
-    }
+    let ok = run_check(shell, work, script, timeout.saturating_sub(started.elapsed()))?;
     let passed: std::collections::HashSet<usize> =
         String::from_utf8_lossy(&ok).lines().filter_map(|l| l.trim().parse().ok()).collect();
     let mut valid = Vec::new();
@@ -356,6 +363,26 @@ fn validate(
         }
     }
     Ok(valid)
+}
+
+/// What the clean shell's check printed when every item loaded together.
+const ALL_LOADED: &str = "__BASHRT_ALL_LOADED__";
+
+/// Runs one check script in a clean shell and returns what it printed (stdout and stderr).
+fn run_check(shell: &Path, work: &Path, script: String, timeout: Duration) -> Result<Vec<u8>, SnapshotError> {
+    let cancel = CancelToken::new().map_err(|e| SnapshotError::Failed(e.to_string()))?;
+    let request = ExecRequest::new(shell, script, work, timeout);
+    let mut printed = Vec::new();
+    let mut collect = |chunk: &[u8]| {
+        printed.extend_from_slice(chunk);
+        Flow::Continue
+    };
+    let execution =
+        OneShotExecutor.execute(&request, &mut collect, &cancel).map_err(|e| SnapshotError::Failed(e.to_string()))?;
+    if execution.outcome == Outcome::TimedOut {
+        return Err(SnapshotError::TimedOut(timeout));
+    }
+    Ok(printed)
 }
 
 fn write_snapshot(out: &Path, items: &[Item]) -> Result<(), SnapshotError> {
@@ -526,6 +553,15 @@ fn is_fresh(snapshot: &Path, home: &Path) -> bool {
 mod tests {
     use super::*;
 
+    /// The names of the items a clean bash keeps, and what was left out.
+    fn check(items: &[Item]) -> (Vec<String>, Vec<String>) {
+        let mut skipped = Vec::new();
+        let work = tempfile::tempdir().unwrap();
+        let valid =
+            validate(Path::new("/bin/bash"), work.path(), items, &mut skipped, Duration::from_secs(10)).unwrap();
+        (valid.into_iter().map(|i| i.name).collect(), skipped)
+    }
+
     #[test]
     fn one_broken_item_does_not_lose_the_others() {
         let items = vec![
@@ -533,13 +569,34 @@ mod tests {
             Item { kind: Kind::Function, name: "bad".into(), text: "bad () { echo \"unterminated; }".into() },
             Item { kind: Kind::Alias, name: "ll".into(), text: "alias -- ll='ls -l'".into() },
         ];
-        let mut skipped = Vec::new();
-        let work = tempfile::tempdir().unwrap();
-        let valid =
-            validate(Path::new("/bin/bash"), work.path(), &items, &mut skipped, Duration::from_secs(10)).unwrap();
-        let names: Vec<_> = valid.iter().map(|i| i.name.as_str()).collect();
+        let (names, skipped) = check(&items);
         assert_eq!(names, ["good", "ll"]);
         assert_eq!(skipped, ["function bad: does not load in a clean shell"]);
+    }
+
+    #[test]
+    fn items_that_load_together_are_all_kept_and_an_alias_shapes_the_functions_after_it() {
+        let items = vec![
+            Item { kind: Kind::Alias, name: "say".into(), text: "alias -- say='echo said'".into() },
+            // Parsed after the alias above is defined, as when the snapshot is sourced.
+            Item { kind: Kind::Function, name: "greet".into(), text: "greet () { say hello; }".into() },
+            Item { kind: Kind::Function, name: "_helper".into(), text: "_helper () {\n  local x=$1\n}".into() },
+        ];
+        let (names, skipped) = check(&items);
+        assert_eq!(names, ["say", "greet", "_helper"]);
+        assert!(skipped.is_empty(), "{skipped:?}");
+    }
+
+    #[test]
+    fn an_alias_bash_refuses_is_left_out_and_the_rest_kept() {
+        let items = vec![
+            Item { kind: Kind::Alias, name: "ok".into(), text: "alias -- ok='true'".into() },
+            Item { kind: Kind::Alias, name: "a/b".into(), text: "alias -- 'a/b'='true'".into() },
+            Item { kind: Kind::Function, name: "f".into(), text: "f () { ok; }".into() },
+        ];
+        let (names, skipped) = check(&items);
+        assert_eq!(names, ["ok", "f"]);
+        assert_eq!(skipped, ["alias a/b: does not load in a clean shell"]);
     }
 
     #[test]
