@@ -309,6 +309,40 @@ fn a_shell_that_stops_itself_is_noticed_killed_and_replaced() {
 }
 
 #[test]
+fn a_shell_held_by_a_debugger_is_waited_for_not_replaced() {
+    // A tracer's stop (`t` in /proc) is not the shell stopping itself: a debugger (or `strace`,
+    // between two system calls) holds it and lets it go. The call waits and runs in the same shell.
+    let pool = ShellPool::default();
+    let (_, pid) = in_shell(&pool, Some("s"), "echo $$");
+    let pid: libc::pid_t = pid.trim().parse().unwrap();
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    // Every ptrace request comes from the thread that attached.
+    let tracer = std::thread::spawn(move || {
+        // SAFETY: ptrace requests on a process this test started, with null address and data.
+        unsafe {
+            assert_eq!(libc::ptrace(libc::PTRACE_SEIZE, pid, 0, 0), 0, "{}", std::io::Error::last_os_error());
+            assert_eq!(libc::ptrace(libc::PTRACE_INTERRUPT, pid, 0, 0), 0);
+            let mut status = 0;
+            assert_eq!(libc::waitpid(pid, &mut status, libc::__WALL), pid);
+        }
+        held_tx.send(()).unwrap();
+        release_rx.recv().unwrap();
+        // SAFETY: as above; detaching resumes the shell (it fails when the shell was killed meanwhile,
+        // which the call's result below shows).
+        unsafe { libc::ptrace(libc::PTRACE_DETACH, pid, 0, 0) };
+    });
+    held_rx.recv().unwrap();
+    let call = std::thread::spawn(move || in_shell(&pool, Some("s"), "echo after"));
+    // The debugger holds the shell through several of the runtime's checks (one per 100 ms).
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    release_tx.send(()).unwrap();
+    tracer.join().unwrap();
+    let (execution, output) = call.join().unwrap();
+    assert_eq!((execution.outcome, execution.shell, output.as_str()), (OK, ShellEvent::Reused, "after\n"));
+}
+
+#[test]
 fn aliases_of_reserved_words_and_builtins_do_not_reach_the_runner() {
     let hostile = "shopt -s expand_aliases; alias '{'='echo hijacked' until='echo hijacked' \
                    eval='echo hijacked' builtin='echo hijacked' exec='echo hijacked' read='echo hijacked'";

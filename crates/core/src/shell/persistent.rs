@@ -898,14 +898,16 @@ fn same_dir(a: impl AsRef<Path>, b: &Path) -> bool {
     }
 }
 
-/// The process is stopped (`T`, e.g. `kill -STOP $$`) or stopped by a tracer (`t`).
+/// The process is stopped (`T`, e.g. `kill -STOP $$`): it will not go on by itself. A tracer's stop
+/// (`t`: a debugger holding it, `strace` between two system calls) is not: the tracer resumes it, and
+/// a shell someone is debugging must not be killed for being looked at.
 fn is_stopped(pid: Pid) -> bool {
     let mut buf = [0u8; 512];
     let Ok(mut file) = std::fs::File::open(format!("/proc/{pid}/stat")) else { return false };
     let Ok(n) = file.read(&mut buf) else { return false };
     let line = &buf[..n];
     let Some(close) = line.iter().rposition(|&b| b == b')') else { return false };
-    matches!(line.get(close + 2), Some(b'T' | b't'))
+    line.get(close + 2) == Some(&b'T')
 }
 
 /// The closure the pool thread runs to start a shell: `bash --noprofile --norc` reading its runner
