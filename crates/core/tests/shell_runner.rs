@@ -334,7 +334,9 @@ fn a_shell_held_by_a_debugger_is_waited_for_not_replaced() {
     });
     held_rx.recv().unwrap();
     let call = std::thread::spawn(move || in_shell(&pool, Some("s"), "echo after"));
-    // The debugger holds the shell through several of the runtime's checks (one per 100 ms).
+    // The debugger holds the shell for a while: not a wait for anything (the call must end the same
+    // way however long the hold), but long enough to span several of the runtime's checks (one per
+    // 100 ms), which is when a tracer's stop used to be taken for the shell stopping itself.
     std::thread::sleep(std::time::Duration::from_millis(600));
     release_tx.send(()).unwrap();
     tracer.join().unwrap();
