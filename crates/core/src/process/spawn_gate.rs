@@ -39,7 +39,7 @@ pub(crate) fn permit(key: Option<&OsStr>) -> Result<Permit, Closed> {
     let shared = GATE.read().unwrap_or_else(PoisonError::into_inner);
     if let Some(key) = key {
         let closed = CLOSED.lock().unwrap_or_else(PoisonError::into_inner);
-        if closed.iter().any(|k| is_key(key.as_bytes(), k.as_bytes())) {
+        if closed.iter().any(|k| crate::reaper::marked_by(key.as_bytes(), k.as_bytes())) {
             return Err(Closed);
         }
     }
@@ -57,11 +57,6 @@ pub(crate) fn exclusive(close: Option<&str>) -> Exclusive {
         }
     }
     Exclusive { _guard: guard }
-}
-
-/// `value` is `key` or `key.<anything>` (a one-shot call's own marker).
-fn is_key(value: &[u8], key: &[u8]) -> bool {
-    value.strip_prefix(key).is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'.'))
 }
 
 #[cfg(test)]

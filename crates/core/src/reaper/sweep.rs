@@ -150,10 +150,8 @@ fn members(needle: &[u8], known: &[Member]) -> Vec<Member> {
 
 /// Whether the environment of `pid` holds `needle` (`NAME=token`) exactly or followed by `.<call>`.
 fn has_entry(pid: i32, needle: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-        env.split(|b| *b == 0)
-            .any(|entry| entry.strip_prefix(needle).is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'.')))
-    })
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| super::marked_by(entry, needle)))
 }
 
 /// A process pinned by a pidfd (or, on kernels without pidfds, by its pid alone).
