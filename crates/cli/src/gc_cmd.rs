@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use bashrt_core::Runtime;
 
 use crate::config::load_settings;
-use crate::fail;
+use crate::{fail, print_out};
 
 #[derive(clap::Args)]
 pub struct GcArgs {
@@ -38,19 +38,18 @@ pub fn run(args: GcArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&plan).unwrap_or_default());
-        return ExitCode::SUCCESS;
+        return print_out(&format!("{}\n", serde_json::to_string(&plan).unwrap_or_default()));
     }
     let verb = if args.dry_run { "would remove" } else { "removed" };
-    println!("{}: {} used, budget {}", state.display(), mib(plan.used_bytes), mib(budget));
+    let mut text = format!("{}: {} used, budget {}\n", state.display(), mib(plan.used_bytes), mib(budget));
     for removal in &plan.removals {
-        println!("{verb} {} ({}): {}", removal.what, mib(removal.bytes), removal.path.display());
+        text.push_str(&format!("{verb} {} ({}): {}\n", removal.what, mib(removal.bytes), removal.path.display()));
     }
     if !plan.live_sessions.is_empty() {
-        println!("in use, kept: {}", plan.live_sessions.join(", "));
+        text.push_str(&format!("in use, kept: {}\n", plan.live_sessions.join(", ")));
     }
-    println!("{verb} {} in {} item(s)", mib(plan.freed_bytes()), plan.removals.len());
-    ExitCode::SUCCESS
+    text.push_str(&format!("{verb} {} in {} item(s)\n", mib(plan.freed_bytes()), plan.removals.len()));
+    print_out(&text)
 }
 
 fn mib(bytes: u64) -> String {

@@ -8,6 +8,7 @@ mod intercept_cmd;
 mod log;
 mod mcp;
 mod print;
+mod progress;
 mod rpc;
 mod signals;
 mod tui;
@@ -72,10 +73,7 @@ fn main() -> ExitCode {
         Some(Command::Gc(args)) => gc_cmd::run(args),
         Some(Command::Intercept(args)) => intercept_cmd::run(args),
         Some(Command::Tui(args)) => tui::run(args),
-        Some(Command::Schema) => {
-            println!("{:#}", bashrt_core::tool::params_schema());
-            ExitCode::SUCCESS
-        }
+        Some(Command::Schema) => print_out(&format!("{:#}\n", bashrt_core::tool::params_schema())),
         None if std::io::stdin().is_terminal() => tui::run(tui::TuiArgs::default()),
         None => fail("no command given (at a terminal, bashrt alone starts the terminal UI); see bashrt --help"),
     }
@@ -85,6 +83,20 @@ fn main() -> ExitCode {
 pub fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("bashrt: {message}");
     ExitCode::from(EXIT_REFUSED)
+}
+
+/// Writes `text` to stdout and returns the exit status: success, also when the reader went away
+/// (`bashrt schema | head -1`), or a refusal naming the problem when stdout cannot be written (closed,
+/// a full disk) — never a panic.
+pub fn print_out(text: &str) -> ExitCode {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format!("cannot write to stdout: {e}")),
+    }
 }
 
 /// glibc's allocator raises its mmap threshold after large buffers are freed and gives every busy

@@ -20,8 +20,8 @@ pub struct RunArgs {
     /// Working directory of the call (relative to the current directory).
     #[arg(long)]
     cwd: Option<String>,
-    /// Timeout in seconds (clamped to 1..3600; default 300).
-    #[arg(long)]
+    /// Timeout in seconds (1 to 3600, a longer one is clamped; default 300).
+    #[arg(long, value_parser = parse_timeout)]
     timeout: Option<f64>,
     /// Show only the first N lines of output.
     #[arg(long)]
@@ -45,9 +45,11 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(setup) => setup,
         Err(e) => return fail(e),
     };
-    // One call per process: a long-lived shell would be waste. Without a state directory the call still
-    // runs; its output just cannot spill.
-    let runtime = Runtime::builder(settings).one_shot().build();
+    // One call per process: a long-lived shell would be waste, and what the command leaves running
+    // ends with the call. Without a state directory the call still runs; its output just cannot
+    // spill.
+    let grace = std::time::Duration::from_millis(settings.kill_grace_ms);
+    let runtime = Runtime::builder(settings).single_call().build();
     for w in runtime.warnings() {
         eprintln!("bashrt: warning: {w}");
     }
@@ -64,12 +66,20 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(flag) => flag,
         Err(e) => return fail(format!("cannot install signal handlers: {e}")),
     };
+    let command = args.command.join(" ");
+    let progress = crate::progress::Progress::start(&command);
+    let mut on_update = |view: &str| {
+        if let Some(progress) = &progress {
+            progress.update(view);
+        }
+    };
     let params = BashParams {
-        command: args.command.join(" "),
+        command,
         timeout: args.timeout,
         cwd: args.cwd,
         head: args.head,
         tail: args.tail,
+        ..Default::default()
     };
     let result = tool.execute(
         &params,
@@ -78,29 +88,35 @@ pub fn run(args: RunArgs) -> ExitCode {
             artifacts,
             tool_names: crate::intercept_cmd::tool_names(args.tools),
             cancel,
-            on_update: None,
+            on_update: progress.is_some().then_some(&mut on_update as &mut dyn FnMut(&str)),
         },
     );
+    if let Some(progress) = progress {
+        progress.finish();
+    }
+    // Nothing bashrt started outlives it: what the command left running is stopped now, before the
+    // result (which says so) is printed.
+    drop(tool);
+    runtime.close(grace);
+    drop(runtime);
     if let Err(e) = print_result(&result, args.json) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("bashrt: cannot write the result: {e}");
         }
     }
     let _ = interrupted;
-    // Nothing bashrt started outlives it: background processes of the call are stopped now, before we
-    // exit, rather than by the reaper shortly after. The result said "still running": say what became
-    // of them (on stderr, the result stays as printed).
-    drop(tool);
-    drop(runtime);
-    let left = result.details.background_processes;
-    if left > 0 {
-        let s = if left == 1 { "" } else { "es" };
-        eprintln!(
-            "bashrt: stopped {left} background process{s} on exit (`bashrt run` ends with its command; \
-             `bashrt rpc` keeps a session's background processes)"
-        );
-    }
     exit_status(&result)
+}
+
+/// `--timeout`: seconds, at least 1. Zero or less would end the command before it ran.
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(secs) if (1.0..=f64::MAX).contains(&secs) => Ok(secs),
+        Ok(secs) if secs < 1.0 => Err(format!(
+            "{text} seconds would end the command at once: give 1 to 3600, or leave --timeout out for the default (300)"
+        )),
+        _ => Err(format!("{text:?} is not a number of seconds from 1 to 3600")),
+    }
 }
 
 fn print_result(result: &ToolResult, json: bool) -> std::io::Result<()> {

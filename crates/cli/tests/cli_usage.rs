@@ -76,13 +76,22 @@ fn log_on_a_terminal(no_color: Option<&str>) -> String {
     String::from_utf8_lossy(&log).into_owned()
 }
 
+/// Whether `text` sets a colour or a style (an SGR sequence, `ESC [ … m`); moving the cursor (the
+/// live progress of a command that runs a while) is not colour.
+fn coloured(text: &str) -> bool {
+    text.split("\x1b[").skip(1).any(|rest| {
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == ';')).unwrap_or(rest.len());
+        rest[end..].starts_with('m')
+    })
+}
+
 #[test]
 fn logs_are_coloured_on_a_terminal_unless_no_color_is_set() {
-    assert!(log_on_a_terminal(None).contains('\x1b'));
+    assert!(coloured(&log_on_a_terminal(None)));
     let plain = log_on_a_terminal(Some("1"));
-    assert!(plain.contains("WARN") && !plain.contains('\x1b'), "{plain:?}");
+    assert!(plain.contains("WARN") && !coloured(&plain), "{plain:?}");
     // An empty NO_COLOR does not count.
-    assert!(log_on_a_terminal(Some("")).contains('\x1b'));
+    assert!(coloured(&log_on_a_terminal(Some(""))));
 }
 
 #[test]
@@ -163,4 +172,74 @@ fn the_readme_set_up_installs_builds_runs_and_tests_in_two_commands_and_says_wha
     assert!(blocks[0].contains("bashrt run "), "{}", blocks[0]);
     assert_eq!(blocks[1], "cargo test --workspace --locked");
     assert!(setup.contains(".ci/run"), "{setup}");
+}
+
+#[test]
+fn a_command_not_found_while_the_users_functions_are_missing_says_why() {
+    let env = env_with_a_failing_rc();
+    let out = env.cmd().args(["run", "my_helper"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert!(
+        stdout(&out).ends_with(
+            "\n[This shell has none of the user's aliases and functions: the interactive shell printed no snapshot]\n\
+             Command exited with code 127\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    // Another failure is not about the snapshot.
+    let out = env.cmd().args(["run", "false"]).output().unwrap();
+    assert_eq!(stdout(&out), "(no output)\n\nCommand exited with code 1\n");
+}
+
+#[test]
+fn a_server_that_ends_while_it_captures_the_snapshot_does_not_spoil_it_for_later_ones() {
+    let env = Env::new();
+    // The first capture waits until the server is gone; later ones read the rc through.
+    let started = common::fifo(env.root.path(), "started");
+    let rc = format!(
+        "if [ ! -e \"$HOME/once\" ]; then : > \"$HOME/once\"; echo started > '{}'; sleep 60; fi\nalias hi='echo hi from the rc'\n",
+        started.display()
+    );
+    std::fs::write(env.home().join(".bashrc"), rc).unwrap();
+    // `claude mcp list` does this: it starts the server and leaves once it answered.
+    let mut server =
+        env.cmd().arg("mcp").stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(std::fs::File::open(&started).unwrap()).read_to_string(&mut line).unwrap();
+    assert_eq!(line, "started\n");
+    drop(server.stdin.take());
+    assert!(server.wait().unwrap().success());
+    let snapshots = env.state().join("snapshots");
+    let failed: Vec<_> = std::fs::read_dir(&snapshots)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".failed"))
+        .map(|e| e.file_name())
+        .collect();
+    assert!(failed.is_empty(), "an interrupted capture was remembered as a failure: {failed:?}");
+    let out = env.cmd().args(["run", "hi"]).output().unwrap();
+    assert_eq!(stdout(&out), "hi from the rc\n", "{}", stderr(&out));
+}
+
+#[test]
+fn mcp_help_names_its_own_default_session() {
+    let env = Env::new();
+    let out = env.cmd().args(["mcp", "--help"]).output().unwrap();
+    let help = stdout(&out);
+    assert!(help.contains("one session per connection, mcp-<start ms>-<pid>"), "{help}");
+    assert!(!help.contains("one session per working directory"), "{help}");
+}
+
+#[test]
+fn printing_into_a_reader_that_went_away_is_no_error() {
+    let env = Env::new();
+    for args in [&["schema"][..], &["gc", "--json"], &["mcp", "--print-config", "codex"]] {
+        let mut child = env.cmd().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        // The reader is gone before bashrt writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{args:?}: {}", stderr(&out));
+    }
 }

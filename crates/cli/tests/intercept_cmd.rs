@@ -88,7 +88,18 @@ fn settings_decide_the_rules_and_rules_prints_them() {
     assert_eq!(out.status.code(), Some(0));
     let rules: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let names: Vec<&str> = rules.as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["file-reader", "search-tool", "file-finder", "sed-in-place", "perl-in-place", "redirect-write"]);
+    assert_eq!(
+        names,
+        [
+            "file-reader",
+            "search-tool",
+            "file-finder",
+            "sed-in-place",
+            "perl-in-place",
+            "directory-lister",
+            "redirect-write"
+        ]
+    );
 
     let set =
         r#"bashInterceptor.patterns=[{"name": "no-curl", "pattern": "^curl\\s", "tool": "fetch", "message": "m"}]"#;

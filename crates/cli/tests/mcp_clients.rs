@@ -1,21 +1,22 @@
 //! `bashrt mcp` driven by real MCP clients that nobody here wrote: the official MCP Python SDK
 //! (`tests/mcp/python_client.py`, one scenario per test) and the MCP Inspector CLI (TypeScript).
 //!
-//! Each client is installed, pinned, into `target/mcp-clients/` the first time (a venv, an npm prefix
-//! with its own Node) and reused after: it needs `python3` with venv and `npm` (`.ci/run` installs
-//! them), and the network once.
+//! Each client is installed, pinned, the first time (a venv in `target/mcp-clients/`, an npm prefix
+//! with its own Node in `target/tmp/npm-tools/`) and reused after: it needs `python3` with venv and
+//! `npm` (`.ci/run` installs them), and the network once.
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use common::npm::{checked, installed, Prefix};
+
 /// The MCP Python SDK version the tests drive.
 const PYTHON_SDK: &str = "mcp==2.3.0";
-/// The MCP Inspector version, and the Node it needs (newer than many machines have).
+/// The MCP Inspector version (it runs on the Node of its npm prefix, newer than many machines have).
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
-const NODE: &str = "22.23.3";
 
 const BASHRT: &str = env!("CARGO_BIN_EXE_bashrt");
 
@@ -25,41 +26,10 @@ fn clients_dir() -> PathBuf {
     target.join("mcp-clients")
 }
 
-/// Runs `install` once per machine (a stamp file names what was installed), under a lock so that two
-/// test processes never install into the same place at once.
-fn installed(name: &str, what: &str, install: impl FnOnce(&Path)) -> PathBuf {
-    let root = clients_dir();
-    std::fs::create_dir_all(&root).unwrap();
-    let lock = File::create(root.join(format!("{name}.lock"))).unwrap();
-    // SAFETY: flock on a descriptor we own; released when `lock` is dropped.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
-    let dir = root.join(name);
-    let stamp = root.join(format!("{name}.installed"));
-    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(what) {
-        let _ = std::fs::remove_dir_all(&dir);
-        eprintln!("installing {what} into {} (once)", dir.display());
-        install(&dir);
-        std::fs::write(&stamp, what).unwrap();
-    }
-    dir
-}
-
-fn checked(what: &str, output: std::io::Result<Output>) -> Output {
-    let output = output.unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
 fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
-        let venv = installed("python", PYTHON_SDK, |dir| {
+        let venv = installed(&clients_dir(), "python", PYTHON_SDK, |dir| {
             checked(
                 "python3 -m venv (Debian: apt-get install python3-venv)",
                 Command::new("python3").arg("-m").arg("venv").arg(dir).output(),
@@ -95,6 +65,26 @@ fn python_sdk_initializes() {
 #[test]
 fn python_sdk_lists_the_tools_with_their_schemas() {
     python_scenario("tools");
+}
+
+#[test]
+fn python_sdk_gets_structured_details_when_asked() {
+    python_scenario("structured");
+}
+
+#[test]
+fn python_sdk_arguments_are_read_the_way_models_send_them() {
+    python_scenario("arguments");
+}
+
+#[test]
+fn python_sdk_gemini_profile_answers_failures_as_text_within_geminis_cut() {
+    python_scenario("gemini_profile");
+}
+
+#[test]
+fn python_sdk_claude_profile_fits_failures_in_claudes_cut_and_names_its_tools() {
+    python_scenario("claude_profile");
 }
 
 #[test]
@@ -156,28 +146,9 @@ fn python_sdk_disconnecting_leaves_no_process() {
 fn inspector() -> &'static (PathBuf, PathBuf) {
     static INSPECTOR_PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     INSPECTOR_PATHS.get_or_init(|| {
-        let arch = match std::env::consts::ARCH {
-            "x86_64" => "x64",
-            "aarch64" => "arm64",
-            other => other,
-        };
-        let node_package = format!("node-linux-{arch}@{NODE}");
-        let prefix = installed("npm", &format!("{node_package} {INSPECTOR}"), |dir| {
-            checked(
-                "npm install (Debian: apt-get install npm)",
-                Command::new("npm")
-                    .arg("install")
-                    .arg("--prefix")
-                    .arg(dir)
-                    .args(["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", &node_package, INSPECTOR])
-                    .output(),
-            );
-        });
-        let modules = prefix.join("node_modules");
-        (
-            modules.join(format!("node-linux-{arch}/bin/node")),
-            modules.join("@modelcontextprotocol/inspector/clients/launcher/build/index.js"),
-        )
+        let prefix = Prefix::install("inspector", &[INSPECTOR], &[]);
+        let launcher = prefix.modules.join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+        (prefix.node(), launcher)
     })
 }
 
@@ -228,12 +199,13 @@ fn inspector_lists_calls_and_reads_a_resource() {
     let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["bash", "read_output"]);
     assert_eq!(listed["tools"][0]["inputSchema"]["required"], serde_json::json!(["command"]));
-    assert_eq!(listed["tools"][0]["outputSchema"]["type"], "object");
+    assert!(listed["tools"][0].get("outputSchema").is_none(), "{listed}");
 
     let called =
         inspect(&config, home, &["--method", "tools/call", "--tool-name", "bash", "--tool-arg", "command=echo hi"]);
     assert_eq!(called["content"][0]["text"], "hi\n", "{called}");
-    assert_eq!(called["structuredContent"]["exitCode"], 0, "{called}");
+    assert_eq!(called["_meta"]["bashrt/details"]["exitCode"], 0, "{called}");
+    assert!(called.get("structuredContent").is_none(), "{called}");
     assert_ne!(called["isError"], true, "{called}");
 
     // The Inspector prints an isError result, then fails.
@@ -246,14 +218,14 @@ fn inspector_lists_calls_and_reads_a_resource() {
     assert!(!failed.status.success());
     let failed: serde_json::Value = serde_json::from_slice(&failed.stdout).unwrap();
     assert_eq!(failed["isError"], true, "{failed}");
-    assert_eq!(failed["structuredContent"]["exitCode"], 4, "{failed}");
+    assert_eq!(failed["_meta"]["bashrt/details"]["exitCode"], 4, "{failed}");
 
     let long = inspect(
         &config,
         home,
         &["--method", "tools/call", "--tool-name", "bash", "--tool-arg", "command=seq 1 100000"],
     );
-    let id = &long["structuredContent"]["meta"]["truncation"]["artifactId"];
+    let id = &long["_meta"]["bashrt/details"]["meta"]["truncation"]["artifactId"];
     assert!(id.is_u64(), "{long}");
     // A later connection of the same session reads the artifact the earlier one made.
     let uri = format!("artifact://{id}");

@@ -4,51 +4,39 @@
 //! `node <cliPath> --mode rpc`; `pi_client/shim.mjs` stands in for that CLI and runs `bashrt rpc`.
 //! `pi_client/driver.mjs` holds the checks (echo, state across calls, exit codes, truncation with the
 //! full output read through `fullOutputPath`, `abortBash()` during a sleep, `stop()` leaving no
-//! process). Needs `node` (>= 20.6, the package's engines) and `npm`; `.ci/run` installs them.
+//! process). The package runs on Node 22 from the npm registry, installed with it (the package needs
+//! Node >= 20.6, newer than Debian 12's); the first run needs `npm` and the network.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::npm::Prefix;
 use common::Env;
 
 const PACKAGE: &str = "@mariozechner/pi-coding-agent";
 const VERSION: &str = "0.73.1";
 
-/// The package's directory in the cached prefix, installed on first use.
-fn installed_client() -> PathBuf {
-    let prefix = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pi-coding-agent-{VERSION}"));
-    let package = prefix.join("node_modules").join(PACKAGE);
-    if package.join("package.json").is_file() {
-        return package;
-    }
-    // Installed beside, then moved in place: an interrupted install is never taken for a finished one.
-    let partial = prefix.with_extension("partial");
-    let _ = std::fs::remove_dir_all(&partial);
-    std::fs::create_dir_all(&partial).unwrap();
-    let status = Command::new("npm")
-        .args(["install", "--prefix"])
-        .arg(&partial)
-        .args(["--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=optional", "--omit=dev"])
-        .arg(format!("{PACKAGE}@{VERSION}"))
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run npm ({e}); .ci/run installs node and npm"));
-    assert!(status.success(), "npm install {PACKAGE}@{VERSION} failed: {status}");
-    let _ = std::fs::remove_dir_all(&prefix);
-    std::fs::rename(&partial, &prefix).unwrap();
-    package
+/// The package's directory, installed on first use, with the Node that runs it.
+fn installed_client() -> (PathBuf, Prefix) {
+    let prefix = Prefix::install("pi-coding-agent", &[&format!("{PACKAGE}@{VERSION}")], &[]);
+    (prefix.modules.join(PACKAGE), prefix)
 }
 
 #[test]
 fn the_reference_rpc_client_drives_bashrt_unchanged() {
-    let package = installed_client();
+    let (package, prefix) = installed_client();
+    let node = prefix.node();
+    // The client starts its CLI (the shim) as `node`: the prefix's, first on PATH.
+    let path = format!("{}:{}", prefix.bin().display(), std::env::var("PATH").unwrap_or_default());
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("pi_client");
     let env = Env::new();
     let work = env.work().canonicalize().unwrap();
-    let out = Command::new("node")
+    let out = Command::new(&node)
         .arg(here.join("driver.mjs"))
         .current_dir(&work)
+        .env("PATH", path)
         .env("PI_PACKAGE", &package)
         .env("PI_VERSION", VERSION)
         .env("SHIM", here.join("shim.mjs"))
@@ -61,7 +49,7 @@ fn the_reference_rpc_client_drives_bashrt_unchanged() {
         .env_remove("BASHRT_SETTINGS")
         .env_remove("BASHRT_LOG")
         .output()
-        .unwrap_or_else(|e| panic!("cannot run node ({e}); .ci/run installs node and npm"));
+        .unwrap_or_else(|e| panic!("cannot run {} ({e})", node.display()));
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the driver failed ({}):\n{stdout}\n{stderr}", out.status);
     assert!(stdout.contains(r#""ok":true"#), "{stdout}\n{stderr}");

@@ -127,11 +127,17 @@ fn bad_tool_calls_get_error_responses_naming_the_problem() {
     let gate = fifo(env.root.path(), "gate");
     let mut rpc = env.rpc(&[], &[("GATE", &gate)]);
     let cases = [
-        (tool_call("e1", "x1", json!({"timeout": 5})), "Invalid arguments for tool bash: missing field `command`"),
-        (tool_call("e2", "x2", json!({"command": 5})), "Invalid arguments for tool bash: invalid type: integer `5`"),
         (
-            tool_call("e3", "x3", json!({"command": "ls", "sudo": true})),
-            "Invalid arguments for tool bash: unknown field `sudo`",
+            tool_call("e1", "x1", json!({"timeout": 5})),
+            "Invalid arguments for tool bash: `command` is required (the command to run)",
+        ),
+        (
+            tool_call("e2", "x2", json!({"command": 5})),
+            "Invalid arguments for tool bash: `command` must be a string, got 5",
+        ),
+        (
+            tool_call("e3", "x3", json!({"command": "ls", "timeout": "soon"})),
+            "Invalid arguments for tool bash: `timeout` must be a number of seconds, got \"soon\"",
         ),
         (
             json!({"id":"e4","type":"tool_call","toolCallId":"x4","name":"python","arguments":{"command":"ls"}}),
@@ -253,5 +259,36 @@ fn an_extracted_head_limits_only_the_producers_stdout_in_a_tool_call() {
     let text = end["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
     assert!(text.starts_with("e1\ne2\n1\n2\n"), "{text}");
     assert!(!text.contains("\n3\n"), "{text}");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn tool_call_arguments_are_read_the_way_models_send_them() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let arguments =
+        json!({"command": "echo hi", "timeout": 120000, "head": "1", "description": "greet", "env": {"A": "1"}});
+    rpc.send(tool_call("t1", "call_1", arguments));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(
+        end["result"]["content"][0]["text"],
+        "hi\n\n[Timeout 120000 read as milliseconds (120s): timeout is in seconds]\n[Ignored unknown argument: `env`]"
+    );
+    let details = &end["result"]["details"];
+    assert_eq!(details["ignoredArguments"], json!(["description", "env"]));
+    assert_eq!(
+        (details["timeout"]["appliedSecs"].clone(), details["timeout"]["givenMs"].clone()),
+        (json!(120.0), json!(120000.0))
+    );
+    // Codex's names, and a command as an argument vector.
+    rpc.send(tool_call("t2", "call_2", json!({"command": ["bash", "-lc", "pwd"], "workdir": "/", "timeout_ms": 5000})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_2");
+    assert_eq!(end["result"]["content"][0]["text"], "/\n");
+    assert_eq!(end["result"]["details"]["timeout"]["appliedSecs"], 5.0);
+    // What bashrt cannot do is refused, saying what to do instead; it never runs as something else.
+    rpc.send(tool_call("t3", "call_3", json!({"command": "sleep 100", "run_in_background": true})));
+    let error = rpc.response("t3")["error"].as_str().unwrap().to_string();
+    assert!(error.starts_with("Not run: `run_in_background` is not supported"), "{error}");
+    assert!(error.contains("> /tmp/dev.log 2>&1 &"), "{error}");
     assert_eq!(rpc.finish(), 0);
 }

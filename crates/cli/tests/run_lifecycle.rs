@@ -1,6 +1,8 @@
-//! `bashrt run` end to end: timeouts, aborts and background processes, checked by pid.
+//! `bashrt run` end to end: timeouts, aborts and background processes, checked by pid; its live
+//! progress at a terminal (tmux).
 
 mod common;
+mod tui_support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -59,14 +61,23 @@ fn background_process_does_not_hold_the_call() {
     let t = text(&v);
     let pid: i32 = t.lines().next().unwrap().parse().unwrap();
     assert!(t.contains("started\n"), "{t}");
-    assert!(t.ends_with("[1 background process still running]"), "{t}");
+    // Nothing bashrt started outlives it, and the result, printed once it is stopped, says so.
+    assert!(t.ends_with("[Stopped 1 background process the command left running: nothing outlives this call]"), "{t}");
     assert_eq!(v["details"]["backgroundProcesses"], 1);
-    // Nothing bashrt started outlives it.
     assert!(!alive(pid), "background pid {pid} outlived bashrt");
-    // And it says so.
-    let out = env.run(&["--timeout", "60"], "sleep 30 & echo started");
+}
+
+#[test]
+fn a_timeout_of_zero_is_refused_not_turned_into_one_second() {
+    let env = Env::new();
+    let out = env.run(&["--timeout", "0"], "echo never");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout(&out), "");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("bashrt: stopped 1 background process on exit"), "{stderr}");
+    assert!(
+        stderr.contains("0 seconds would end the command at once: give 1 to 3600, or leave --timeout out"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -102,4 +113,38 @@ fn stdin_is_empty() {
     let _stdin = child.stdin.take();
     let out = child.wait_with_output().unwrap();
     assert_eq!(stdout(&out), "[]\ndone\n");
+}
+
+#[test]
+fn at_a_terminal_a_long_command_shows_its_progress_and_the_result_replaces_it() {
+    let term = tui_support::Term::new(100, 30);
+    let env = &term.env;
+    let gate = fifo(env.root.path(), "gate");
+    let line = format!(
+        "export BASHRT_STATE_DIR='{}' HOME='{}' XDG_CONFIG_HOME='{}'; clear; '{}' run \
+         'echo compiling part 1; read -r _ < {}; echo done'; echo \"EXITED:$?\"",
+        env.state().display(),
+        env.home().display(),
+        env.root.path().join("config").display(),
+        env!("CARGO_BIN_EXE_bashrt"),
+        gate.display()
+    );
+    term.type_line(&line);
+    // While it runs: how long, what, and its last line, on stderr.
+    let running = term.wait_for("the progress", |s| s.contains("running ") && s.contains("  compiling part 1"));
+    assert!(running.contains("· echo compiling part 1; read -r _"), "{running}");
+    common::release(&gate);
+    let screen = term.wait_for("the result", |s| s.contains("EXITED:0"));
+    // The progress is gone; the result stands as `bashrt run` prints it.
+    assert!(!screen.contains("running "), "the progress was left on the screen:\n{screen}");
+    assert!(screen.contains("compiling part 1\ndone\nEXITED:0"), "{screen}");
+}
+
+#[test]
+fn a_pipe_gets_no_progress() {
+    let env = Env::new();
+    // A second is long enough for the display to start, were stderr a terminal.
+    let out = env.run(&[], "sleep 1; echo done");
+    assert_eq!(stdout(&out), "done\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

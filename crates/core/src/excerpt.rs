@@ -108,9 +108,12 @@ pub fn build(
 ) -> ExcerptView {
     // The head: the complete lines of the kept first bytes, or the start of a first line too long
     // for them.
-    let head_bytes: &[u8] = match memchr::memrchr(b'\n', &excerpt.head) {
-        Some(end) => &excerpt.head[..=end],
-        None => &excerpt.head[..complete_utf8_len(&excerpt.head)],
+    // Within this view's head share, which is smaller than what was kept when the view's budget is
+    // (an error result's, `bash.maxErrorOutputBytes`).
+    let kept = &excerpt.head[..excerpt.head.len().min(crate::scan::head_share(max_bytes))];
+    let head_bytes: &[u8] = match memchr::memrchr(b'\n', kept) {
+        Some(end) => &kept[..=end],
+        None => &kept[..complete_utf8_len(kept)],
     };
     let head_lines = count_lines(head_bytes);
     let tail_first_of = |part: &[u8]| (total_lines + 1).saturating_sub(count_lines(part)).max(1);

@@ -7,6 +7,7 @@
 
 mod defaults;
 mod form;
+mod names;
 
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, IoFileRedirectKind,
@@ -19,6 +20,7 @@ use regex::{Regex, RegexBuilder};
 pub use defaults::default_rules;
 use form::{CompiledForm, Invocation, Redirect};
 pub use form::{Form, FormError, Stdin, Stdout};
+pub use names::KNOWN as KNOWN_TOOL_NAMES;
 
 use crate::parse::{self, Parsed};
 
@@ -133,8 +135,13 @@ impl CompiledRule {
         in_place && self.is_match(&candidate.text)
     }
 
-    fn block(&self) -> Block {
-        Block { rule: self.name.clone(), suggested_tool: self.tool.clone(), message: self.message.clone() }
+    /// The block, naming the tool as the caller knows it (`shown`).
+    fn block(&self, shown: &str) -> Block {
+        Block {
+            rule: self.name.clone(),
+            suggested_tool: shown.to_string(),
+            message: names::rename_in_message(&self.message, &self.tool, shown),
+        }
     }
 }
 
@@ -176,11 +183,16 @@ impl Interceptor {
     }
 
     /// The first block for `command`: simple commands in source order, and for each the first rule
-    /// (in rule order) whose tool is in `tool_names` and that blocks it.
+    /// (in rule order) whose tool is one of `tool_names` and that blocks it. `tool_names` are the
+    /// caller's tools as its model knows them (`Read`, `read_file`, `find=Glob`): the block names
+    /// the tool so (see [`KNOWN_TOOL_NAMES`]).
     pub fn check(&self, command: &str, tool_names: &[String]) -> Option<Block> {
         let command = command.trim();
-        let applicable: Vec<&CompiledRule> =
-            self.rules.iter().map(|rule| rule.as_ref()).filter(|rule| tool_names.contains(&rule.tool)).collect();
+        let applicable: Vec<(&CompiledRule, &str)> = self
+            .rules
+            .iter()
+            .filter_map(|rule| names::resolve(&rule.tool, tool_names).map(|shown| (rule.as_ref(), shown)))
+            .collect();
         if applicable.is_empty() || command.is_empty() {
             return None;
         }
@@ -193,13 +205,13 @@ impl Interceptor {
             // Unparseable: the reference's plain match of the whole text, for rules without forms.
             return applicable
                 .iter()
-                .find(|rule| rule.forms.is_empty() && rule.is_match(command))
-                .map(|rule| rule.block());
+                .find(|(rule, _)| rule.forms.is_empty() && rule.is_match(command))
+                .map(|(rule, shown)| rule.block(shown));
         };
         let alone = candidates.iter().filter(|candidate| !candidate.is_cd()).count() == 1;
-        candidates
-            .iter()
-            .find_map(|candidate| applicable.iter().find(|rule| rule.blocks(candidate, alone)).map(|rule| rule.block()))
+        candidates.iter().find_map(|candidate| {
+            applicable.iter().find(|(rule, _)| rule.blocks(candidate, alone)).map(|(rule, shown)| rule.block(shown))
+        })
     }
 }
 

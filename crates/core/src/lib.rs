@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod agent_session;
+pub mod arguments;
 pub mod artifact;
 mod cancel;
 #[doc(hidden)]
@@ -67,6 +68,7 @@ mod run;
 mod runtime;
 #[doc(hidden)]
 pub mod scan;
+pub mod schema;
 pub mod session;
 pub mod settings;
 pub mod shell;
@@ -80,6 +82,7 @@ pub mod validate;
 pub mod view;
 
 pub use agent_session::{AgentSession, BashOptions, BashResult};
+pub use arguments::{read_arguments, ArgumentError, ArgumentNotes};
 pub use artifact::ArtifactId;
 pub use cancel::CancelToken;
 pub use intercept::{Block, Rule};

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::artifact::ArtifactId;
 use crate::excerpt::{self, ErrorLines};
-use crate::exec::ShellEvent;
+use crate::exec::{OneShotReason, ShellEvent};
 use crate::intercept::Block;
 use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
@@ -117,6 +117,9 @@ pub struct Details {
     /// (the artifact keeps its first and last bytes around a marker line).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_dropped_bytes: Option<u64>,
+    /// Arguments the call gave that the tool does not take, ignored (see [`crate::arguments`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored_arguments: Vec<String>,
     /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -241,6 +244,11 @@ pub struct RunReport<'a> {
     pub extracted_head: Option<u64>,
     /// The call returned while processes the command left still held its output open.
     pub output_left_open: bool,
+    /// Why the shell ran without the user's aliases and functions, when the command was not found
+    /// (exit 127) and a snapshot capture had failed.
+    pub snapshot_problem: Option<String>,
+    /// What the command left running is stopped when the call ends (a single-call runtime).
+    pub background_stopped: bool,
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the
@@ -285,7 +293,7 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
         // A tail inside one long line is shown as that line's end, with the true count of what
         // it lacks (the plain view below).
         if report.limits == Limits::default()
-            && out.truncated()
+            && out.total_bytes() > report.max_bytes as u64
             && out.first_line_cut() == 0
             && !looks_binary(out.tail())
         {
@@ -333,7 +341,13 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
             }
             (shown, 1, Direction::Head)
         }
-        _ => (out.tail(), out.total_lines().saturating_sub(out.tail_lines()) + 1, Direction::Tail),
+        _ => {
+            // The kept tail, within the budget of this result (smaller than the sink's for an
+            // error, with `bash.maxErrorOutputBytes`).
+            let tail = tail_within(out.tail(), report.max_bytes);
+            let first = out.total_lines().saturating_sub(count_lines(tail)) + 1;
+            (tail, first, Direction::Tail)
+        }
     };
     if let Some(t) = report.limits.tail {
         let before = count_lines(shown);
@@ -565,8 +579,13 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
     match &report.shell {
         ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
         ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
+        ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried } } => notices.extend(carried.notice()),
         _ => {}
     }
+    if let Some(given) = report.timeout.given_ms {
+        notices.push(crate::arguments::timeout_notice(given));
+    }
+    notices.extend(crate::arguments::ignored_notice(&details.ignored_arguments));
     if report.timeout.clamped {
         notices.push(format!(
             "[Timeout clamped to {}s (requested {}s)]",
@@ -579,9 +598,17 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
                 .to_string(),
         );
     }
+    if let Some(problem) = &report.snapshot_problem {
+        notices.push(format!("[This shell has none of the user's aliases and functions: {problem}]"));
+    }
     if report.background > 0 {
-        let s = if report.background == 1 { "" } else { "es" };
-        notices.push(format!("[{} background process{s} still running]", report.background));
+        let n = report.background;
+        let s = if n == 1 { "" } else { "es" };
+        notices.push(if report.background_stopped {
+            format!("[Stopped {n} background process{s} the command left running: nothing outlives this call]")
+        } else {
+            format!("[{n} background process{s} still running]")
+        });
     }
     let failure = match report.outcome {
         Outcome::Exited { code: 0 } => None,

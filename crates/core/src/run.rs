@@ -98,6 +98,7 @@ pub(crate) fn run_on<'a>(
         prefix: settings.command_prefix.clone(),
         split_stdout: spec.status == StatusMode::ExtractedLastStage,
         interactive: false,
+        seed: None,
         shell,
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };
@@ -122,6 +123,11 @@ pub(crate) fn run_on<'a>(
         }
     };
 
+    // A command that was not found may be an alias or function of the user's that the snapshot
+    // would have defined: the result says why there is none.
+    let snapshot_problem = (execution.outcome == crate::outcome::Outcome::Exited { code: 127 })
+        .then(|| runtime.snapshot_problem(&request.shell))
+        .flatten();
     let split = feed.split_report();
     let output_left_open = feed.output_left_open();
     let mut limits = spec.limits;
@@ -130,9 +136,12 @@ pub(crate) fn run_on<'a>(
         limits.head = Some(u64::MAX);
     }
     let mut sink = feed.into_sink();
+    // An error result may have a smaller budget than the sink kept (a client that cuts errors
+    // shorter): an output that fits the sink but not that budget is kept whole too.
+    let budget = settings.view_budget(!matches!(execution.outcome, crate::outcome::Outcome::Exited { code: 0 }));
     let hides = match split.as_ref().and_then(|s| s.tail.as_ref().map(|t| (s, t))) {
         Some((split, tail)) => split.stdout_lines > tail.shown_stdout_lines,
-        None => limits.hides_lines(sink.total_lines()),
+        None => limits.hides_lines(sink.total_lines()) || sink.total_bytes() > budget as u64,
     };
     // Binary output and clamped lines hide part of the output too: keep it whole.
     if hides || !matches!(model_view_detailed(sink.tail_bytes(), &view, 0), (View::Text(_), 0)) {
@@ -149,13 +158,15 @@ pub(crate) fn run_on<'a>(
         cwd: spec.cwd,
         final_cwd: execution.final_cwd,
         timeout: spec.timeout,
-        max_bytes: settings.max_output_bytes,
+        max_bytes: budget,
         view,
         artifacts_available: spec.artifacts.is_some(),
         shell: execution.shell,
         split,
         extracted_head: spec.stop_after,
         output_left_open,
+        snapshot_problem,
+        background_stopped: runtime.is_single_call(),
     })
 }
 

@@ -42,6 +42,8 @@ pub struct Runtime {
     /// The state directory's budget and the sessions this runtime holds; `None` without state.
     retention: Option<Retention>,
     warnings: Vec<String>,
+    /// Closed right after its one call: what a command leaves running is stopped then.
+    single_call: bool,
 }
 
 /// `extra` as given to [`Runtime::command_env`], and the variables built for it.
@@ -61,6 +63,7 @@ pub struct RuntimeBuilder {
     state: StateChoice,
     watchdog: bool,
     snapshot_dir: Option<PathBuf>,
+    single_call: bool,
 }
 
 impl RuntimeBuilder {
@@ -74,6 +77,14 @@ impl RuntimeBuilder {
     /// process that makes one call (`bashrt run`), where starting a long-lived shell would be waste.
     pub fn one_shot(self) -> Self {
         self.executor(Arc::new(OneShotExecutor))
+    }
+
+    /// A runtime for one call, closed right after it (`bashrt run`): commands run one-shot, and
+    /// what a command leaves running is stopped with the runtime, so a result says "stopped", not
+    /// "still running". The caller closes the runtime ([`Runtime::close`]) before it shows the result.
+    pub fn single_call(mut self) -> Self {
+        self.single_call = true;
+        self.one_shot()
     }
 
     /// Keeps sessions, artifacts, logs and snapshots under `dir` instead of `$BASHRT_STATE_DIR` or the XDG
@@ -137,6 +148,7 @@ impl RuntimeBuilder {
             retention: state.as_ref().map(|s| Retention::new(s.path().to_path_buf(), settings.state_budget_bytes)),
             state,
             warnings,
+            single_call: self.single_call,
             settings: Arc::new(settings),
         })
     }
@@ -151,7 +163,19 @@ impl Runtime {
 
     /// Starts from the defaults of [`Runtime::new`]; see [`RuntimeBuilder`] for what can be replaced.
     pub fn builder(settings: Settings) -> RuntimeBuilder {
-        RuntimeBuilder { settings, executor: None, state: StateChoice::FromEnv, watchdog: true, snapshot_dir: None }
+        RuntimeBuilder {
+            settings,
+            executor: None,
+            state: StateChoice::FromEnv,
+            watchdog: true,
+            snapshot_dir: None,
+            single_call: false,
+        }
+    }
+
+    /// Whether the runtime serves one call and is closed after it ([`RuntimeBuilder::single_call`]).
+    pub fn is_single_call(&self) -> bool {
+        self.single_call
     }
 
     /// The settings every call of this runtime uses.
@@ -263,6 +287,12 @@ impl Runtime {
         let vars = Vars::new(env);
         *last = Some((extra.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(), vars.clone()));
         vars
+    }
+
+    /// Why commands of `shell` run without the user's aliases and functions, when a snapshot was
+    /// tried and failed.
+    pub(crate) fn snapshot_problem(&self, shell: &Path) -> Option<String> {
+        self.snapshots.as_ref()?.problem(shell).map(|e| e.to_string())
     }
 
     /// The snapshot file for `shell`, when snapshots are on and one could be made.

@@ -82,6 +82,9 @@ pub(crate) struct Scanner {
     set: Arc<SignatureSet>,
     head: Vec<u8>,
     head_bytes: usize,
+    /// Lines that end within this many bytes are in every view's head, and are not indexed: the
+    /// head share of the smallest budget a view of this output may have.
+    shown_head: usize,
     /// Byte budget of kept lines per severity (errors, warnings).
     budget: [usize; 2],
     kept: [usize; 2],
@@ -116,13 +119,16 @@ struct Before<'c> {
 
 impl Scanner {
     /// Returns `None` when no signature can match (an empty set): nothing to scan.
-    pub(crate) fn new(set: Arc<SignatureSet>, max_bytes: usize) -> Option<Scanner> {
+    /// `smallest_view` is the smallest budget a view of this output may be shaped in (an error
+    /// result's, [`crate::settings::Settings::max_error_output_bytes`]), at most `max_bytes`.
+    pub(crate) fn new(set: Arc<SignatureSet>, max_bytes: usize, smallest_view: usize) -> Option<Scanner> {
         if set.is_empty() {
             return None;
         }
         Some(Scanner {
             head: Vec::new(),
             head_bytes: head_share(max_bytes),
+            shown_head: head_share(smallest_view.min(max_bytes)),
             budget: [max_bytes, max_bytes / 4],
             kept: [0, 0],
             offset: 0,
@@ -264,7 +270,7 @@ impl Scanner {
             self.index.warnings_found += 1;
         }
         // In the head (shown anyway), or over budget: counted only.
-        if end <= self.head_bytes as u64 || self.kept[severity] >= self.budget[severity] {
+        if end <= self.shown_head as u64 || self.kept[severity] >= self.budget[severity] {
             return;
         }
         let mut first = line_no;

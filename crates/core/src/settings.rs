@@ -55,6 +55,10 @@ pub struct Settings {
     pub default_timeout_secs: f64,
     /// `bash.maxOutputBytes`: size of the model-visible tail.
     pub max_output_bytes: usize,
+    /// `bash.maxErrorOutputBytes`: the view's size when the result is an error, for a client that
+    /// cuts error results shorter than others (Claude Code: about 11,000 characters). `None`: the
+    /// same as `max_output_bytes`; never more than it.
+    pub max_error_output_bytes: Option<usize>,
     /// `bash.maxLineChars`: longest single line shown to the model.
     pub max_line_chars: usize,
     /// `bash.killGraceMs`: time between SIGTERM and SIGKILL when a call is timed out or aborted.
@@ -96,6 +100,7 @@ impl Default for Settings {
             command_prefix: None,
             default_timeout_secs: 300.0,
             max_output_bytes: DEFAULT_MAX_BYTES,
+            max_error_output_bytes: None,
             max_line_chars: 4000,
             kill_grace_ms: 200,
             non_interactive_env: true,
@@ -122,6 +127,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
     ("bash.defaultTimeout", "number of seconds, default 300 (calls are clamped to 1..3600)"),
     ("bash.maxOutputBytes", "integer, default 51200: bytes of output tail the model sees"),
+    (
+        "bash.maxErrorOutputBytes",
+        "integer, default: bash.maxOutputBytes: bytes the model sees when the call failed (for clients that cut errors shorter)",
+    ),
     ("bash.maxLineChars", "integer, default 4000: longest line the model sees"),
     ("bash.killGraceMs", "integer, default 200: SIGTERM to SIGKILL grace on timeout/abort"),
     ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
@@ -243,6 +252,15 @@ impl Settings {
                 self.max_output_bytes =
                     as_count(&value).filter(|v| *v >= 1024).ok_or_else(|| bad("expected an integer ≥ 1024"))? as usize
             }
+            "bash.maxErrorOutputBytes" => {
+                self.max_error_output_bytes = match value {
+                    Value::Null => None,
+                    _ => {
+                        Some(as_count(&value).filter(|v| *v >= 1024).ok_or_else(|| bad("expected an integer ≥ 1024"))?
+                            as usize)
+                    }
+                }
+            }
             "bash.maxLineChars" => {
                 self.max_line_chars =
                     as_count(&value).filter(|v| *v >= 16).ok_or_else(|| bad("expected an integer ≥ 16"))? as usize
@@ -320,6 +338,16 @@ impl Settings {
             max_bytes: self.max_output_bytes,
             head_lines,
             signatures: (self.view == ViewMode::Smart).then(|| self.error_signatures.clone()),
+            smallest_view: self.max_error_output_bytes,
+        }
+    }
+
+    /// The view's budget for a result: [`Settings::max_error_output_bytes`] when it is an error,
+    /// never more than `bash.maxOutputBytes`.
+    pub fn view_budget(&self, error: bool) -> usize {
+        match (error, self.max_error_output_bytes) {
+            (true, Some(budget)) => budget.min(self.max_output_bytes),
+            _ => self.max_output_bytes,
         }
     }
 }

@@ -50,19 +50,27 @@ pub struct SinkConfig {
     /// Index the lines that match these signatures, and keep the output's first bytes, for the
     /// excerpt view of an output that overflows (see [`crate::excerpt`]). `None`: the tail only.
     pub signatures: Option<Arc<SignatureSet>>,
+    /// A smaller budget the view may have to fit (an error result's, for a client that cuts those
+    /// shorter): matched lines past its head share are indexed too. `None`: `max_bytes`.
+    pub smallest_view: Option<usize>,
 }
 
 impl SinkConfig {
     /// Tail (and head) only, no error index: the view of a truncated output is its tail.
     pub fn tail_only(max_bytes: usize, head_lines: Option<u64>) -> SinkConfig {
-        SinkConfig { max_bytes, head_lines, signatures: None }
+        SinkConfig { max_bytes, head_lines, signatures: None, smallest_view: None }
     }
 }
 
 impl Default for SinkConfig {
     /// What bashrt does by default: 50 KB, the built-in error signatures.
     fn default() -> Self {
-        SinkConfig { max_bytes: DEFAULT_MAX_BYTES, head_lines: None, signatures: Some(SignatureSet::defaults()) }
+        SinkConfig {
+            max_bytes: DEFAULT_MAX_BYTES,
+            head_lines: None,
+            signatures: Some(SignatureSet::defaults()),
+            smallest_view: None,
+        }
     }
 }
 
@@ -228,7 +236,8 @@ impl OutputSink {
             done: wanted == 0,
             capped: false,
         });
-        let scanner = config.signatures.and_then(|set| Scanner::new(set, config.max_bytes));
+        let smallest = config.smallest_view.unwrap_or(config.max_bytes);
+        let scanner = config.signatures.and_then(|set| Scanner::new(set, config.max_bytes, smallest));
         OutputSink {
             max_bytes: config.max_bytes,
             buf: Vec::new(),

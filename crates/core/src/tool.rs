@@ -10,6 +10,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::arguments::ArgumentNotes;
 use crate::artifact::ArtifactDir;
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
@@ -23,13 +24,15 @@ use crate::runtime::Runtime;
 use crate::settings::Settings;
 use crate::validate::{resolve_cwd, Timeout};
 
-/// The tool's parameters, as the model sends them.
+/// The tool's parameters, as the model sends them. A front reads them from JSON with
+/// [`read_arguments`](crate::arguments::read_arguments), which takes the forms models really send
+/// and records what it changed in [`BashParams::notes`].
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(description = "The tool's parameters, as the model sends them.")]
 pub struct BashParams {
     /// Command to execute
     pub command: String,
-    /// Timeout in seconds (default: 300)
+    /// Timeout in seconds (default: 300, at most 3600)
     #[serde(default)]
     pub timeout: Option<f64>,
     /// Working directory (default: cwd)
@@ -41,11 +44,23 @@ pub struct BashParams {
     /// Return only last N lines of output
     #[serde(default)]
     pub tail: Option<u64>,
+    /// What reading the arguments changed or ignored; the result says it.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub notes: ArgumentNotes,
 }
 
-/// The JSON Schema of [`BashParams`], for tool registration.
+/// The JSON Schema of [`BashParams`], for tool registration: plain JSON Schema that every client
+/// takes as it is (see [`crate::schema`]).
 pub fn params_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null)
+    let mut schema = crate::schema::portable(
+        serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null),
+    );
+    // The Rust type's name means nothing to a model, which sees the schema as it is.
+    if let serde_json::Value::Object(map) = &mut schema {
+        map.remove("title");
+    }
+    schema
 }
 
 /// The JSON Schema of a result's [`Details`] as serialized, for protocols that declare what a tool
@@ -137,7 +152,7 @@ impl BashTool {
     fn execute_on(&self, params: &BashParams, ctx: CallContext<'_>, watch: Watch<'_>) -> ToolResult {
         let settings = self.runtime.settings();
         let pty = matches!(watch, Watch::Ui(_)) && crate::exec::pty::selected(settings);
-        let mut details = Details::default();
+        let mut details = Details { ignored_arguments: params.notes.ignored.clone(), ..Details::default() };
 
         // Normalize: an explicit parameter of the same kind wins, and then the command is left whole.
         let original = params.command.trim();
@@ -176,7 +191,8 @@ impl BashTool {
         }
 
         // Validate.
-        let timeout = Timeout::clamp(params.timeout, settings.default_timeout_secs);
+        let mut timeout = Timeout::clamp(params.timeout, settings.default_timeout_secs);
+        timeout.given_ms = params.notes.timeout_read_as_ms;
         details.timeout = Some(timeout);
         details.timeout_ms = Some(timeout.applied_ms());
         let cwd = match resolve_cwd(&ctx.session_cwd, params.cwd.as_deref()) {

@@ -83,20 +83,24 @@ pub struct Timeout {
     /// Seconds applied, within [1, 3600].
     pub applied_secs: f64,
     pub clamped: bool,
+    /// The value given, when it was read as milliseconds because it could not be seconds
+    /// (`120000`): `requested_secs` is then that value over 1000.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub given_ms: Option<f64>,
 }
 
 impl Timeout {
     pub fn clamp(requested: Option<f64>, default_secs: f64) -> Self {
         let requested_secs = requested.filter(|v| !v.is_nan()).unwrap_or(default_secs);
         let applied_secs = requested_secs.clamp(MIN_TIMEOUT_SECS, MAX_TIMEOUT_SECS);
-        Self { requested_secs, applied_secs, clamped: applied_secs != requested_secs }
+        Self { requested_secs, applied_secs, clamped: applied_secs != requested_secs, given_ms: None }
     }
 
     /// A session command with no deadline: it runs until it ends or is aborted. Kept as a long but
     /// finite value (a day) so that arithmetic on deadlines never overflows.
     pub fn unlimited() -> Self {
         let secs = MAX_TIMEOUT_SECS * 24.0;
-        Self { requested_secs: secs, applied_secs: secs, clamped: false }
+        Self { requested_secs: secs, applied_secs: secs, clamped: false, given_ms: None }
     }
 
     pub fn duration(&self) -> Duration {

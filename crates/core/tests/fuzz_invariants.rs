@@ -108,6 +108,7 @@ proptest! {
             values: value.into_iter().collect(),
             stdin: if flags.1 { Stdin::Text } else { Stdin::None },
             stdout: if flags.2 { Stdout::File } else { Stdout::Shown },
+            args: None,
         };
         invariants::interceptor_form(&command, form);
     }

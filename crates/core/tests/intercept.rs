@@ -77,6 +77,11 @@ fn default_rules_carry_the_reference_messages() {
                 "Use the `edit` tool instead of perl -i. It provides diff preview and fuzzy matching."
             ),
             (
+                "directory-lister",
+                "ls",
+                "Use the `ls` tool instead of ls. It lists a directory, marking which entries are directories."
+            ),
+            (
                 "redirect-write",
                 "write",
                 "Use the `write` tool instead of echo/cat redirection. It handles encoding and provides confirmation."
@@ -87,7 +92,7 @@ fn default_rules_carry_the_reference_messages() {
     assert!(rules.iter().all(|rule| !rule.when.is_empty()), "every built-in rule is narrowed by forms");
 }
 
-const EXAMPLES: [(&str, &str, &str); 30] = [
+const EXAMPLES: [(&str, &str, &str); 39] = [
     ("file-reader", "read", "cat README.md"),
     ("file-reader", "read", "cat ~/.ssh/config"),
     ("file-reader", "read", "head -n 20 f"),
@@ -105,15 +110,24 @@ const EXAMPLES: [(&str, &str, &str); 30] = [
     ("search-tool", "grep", "rg -F -- '->' src"),
     ("search-tool", "grep", "ag foo"),
     ("search-tool", "grep", "ack -i foo lib"),
+    ("search-tool", "grep", "egrep 'a|b' app.log"),
+    ("search-tool", "grep", "fgrep -r '[x]' src"),
     ("file-finder", "find", "find . -name '*.rs'"),
     ("file-finder", "find", "find -name Cargo.toml"),
     ("file-finder", "find", "find src -type f -name '*.rs' -print"),
     ("file-finder", "find", "find /tmp -type f"),
     ("file-finder", "find", "fd -g '*.rs' src"),
-    ("sed-in-place", "edit", "sed -i s/a/b/ f"),
-    ("sed-in-place", "edit", "sed -E -i -e 's|old name|new name|' file.txt"),
-    ("sed-in-place", "edit", "sed --in-place 's/foo//' file.txt"),
-    ("perl-in-place", "edit", "perl -pi -e 's/a/b/' file.txt"),
+    ("file-finder", "find", "fd -e txt"),
+    ("file-finder", "find", "fd -e md . docs"),
+    ("file-finder", "find", "find . -name '*.ts' -o -name '*.tsx'"),
+    ("file-finder", "find", "find -name a -o -name b -o -name c"),
+    ("sed-in-place", "edit", "sed -i s/a/b/g f"),
+    ("sed-in-place", "edit", "sed -E -i -e 's|old name|new name|g' file.txt"),
+    ("sed-in-place", "edit", "sed --in-place 's/foo//g' file.txt"),
+    ("perl-in-place", "edit", "perl -pi -e 's/a/b/g' file.txt"),
+    ("perl-in-place", "edit", "perl -i -pe 's/a/b/g' file"),
+    ("directory-lister", "ls", "ls"),
+    ("directory-lister", "ls", "ls -p src"),
     ("redirect-write", "write", "echo hi > f.txt"),
     ("redirect-write", "write", "printf '%s\\n' a b > out.txt"),
     ("redirect-write", "write", "cat <<EOF > f\nhello\nEOF"),
@@ -156,7 +170,12 @@ fn find_with_actions_or_filters_the_find_tool_lacks_is_not_blocked() {
         "find . -perm 644 -type f",
         "find . -maxdepth 1 -name '*.txt'",
         "find . -type d -name target",
-        "find . -name a -o -name b",
+        "find . -name a -o -name b -print",
+        "find . -type f -name a -o -name b",
+        "find . -name a -name b -o -name c",
+        "find . -name a -o",
+        "fd -e txt pattern",
+        "fd -e 'a*' ",
         "find . ! -name '*.rs'",
         "find \\! -name x",
         "find . -iname '*.JPG'",
@@ -208,15 +227,19 @@ fn searches_with_options_the_grep_tool_lacks_are_not_blocked() {
         "rg -l error",
         "rg -t rust error",
         "ag -g string",
-        "egrep foo file",
+        "egrep foo",
+        "grep error f1 f2",
+        "rg foo src tests",
+        "grep -r foo src tests",
     ]);
 }
 
 #[test]
 fn edits_beyond_one_literal_replacement_are_not_blocked() {
     assert_none_blocked(&[
-        "sed -i 's/foo/bar/g' file",
-        "sed -i 's/a.*b/c/' file",
+        "sed -i 's/foo/bar/' file",
+        "sed -i 's/foo/bar/gi' file",
+        "sed -i 's/a.*b/c/g' file",
         "sed -i 's/a/\\1/' file",
         "sed -i.bak 's/a/b/' file",
         "sed -i '/pattern/d' file",
@@ -226,7 +249,10 @@ fn edits_beyond_one_literal_replacement_are_not_blocked() {
         "sed -ie 's/a/b/; s/c/d/' file",
         "sed -ie 's/a/b/' file",
         "sed -iE 's/a/b/' file",
-        "perl -i -pe 's/a/b/g' file",
+        "perl -i -pe 's/a/b/' file",
+        "ls -la",
+        "ls -R src",
+        "ls a b",
         "perl -pi.bak -e 's/a/b/' file",
         "perl -ni -e 's/a/b/' file",
         "perl -pi -e 's/a/$1/' file",
@@ -613,4 +639,21 @@ proptest! {
     ) {
         let _ = defaults().check(&command, &all_tools());
     }
+}
+
+#[test]
+fn a_block_names_the_tool_as_the_callers_model_knows_it() {
+    let claude = tools(&["Read", "Grep", "Glob", "Edit", "Write"]);
+    let block = defaults().check("find . -name '*.rs'", &claude).unwrap();
+    assert_eq!(block.suggested_tool, "Glob");
+    assert!(block.message.starts_with("Use the `Glob` tool instead of find/fd."), "{}", block.message);
+    assert_eq!(defaults().check("cat README.md", &claude).unwrap().suggested_tool, "Read");
+    // Claude Code has no directory lister: `ls` runs.
+    assert_eq!(defaults().check("ls src", &claude), None);
+    let gemini = tools(&["read_file", "grep_search", "glob", "replace", "write_file", "list_directory"]);
+    assert_eq!(defaults().check("ls src", &gemini).unwrap().suggested_tool, "list_directory");
+    assert_eq!(defaults().check("sed -i 's/a/b/g' f", &gemini).unwrap().suggested_tool, "replace");
+    // Explicit names for a tool the table does not know.
+    let block = defaults().check("rg foo", &tools(&["grep=CodeSearch"])).unwrap();
+    assert_eq!((block.suggested_tool.as_str(), block.message.contains("`CodeSearch`")), ("CodeSearch", true));
 }

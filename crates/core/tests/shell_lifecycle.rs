@@ -9,7 +9,7 @@ mod support;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use bashrt_core::exec::{OneShotReason, ReplaceReason, ShellEvent};
+use bashrt_core::exec::{Carry, OneShotReason, ReplaceReason, ShellEvent};
 use bashrt_core::shell::{PoolConfig, ShellPool};
 use bashrt_core::{CancelToken, Outcome};
 use support::*;
@@ -159,7 +159,8 @@ fn a_second_call_on_a_busy_shell_runs_in_a_one_shot_shell() {
         });
         let busy_pid: i32 = started_rx.recv().unwrap().parse().unwrap();
         let (second, output) = in_shell(&pool, None, "echo $$; v=lost");
-        assert_eq!(second.shell, ShellEvent::OneShot { reason: OneShotReason::ShellBusy });
+        let carried = Carry::All;
+        assert_eq!(second.shell, ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried } });
         assert_ne!(first_pid(&output), busy_pid);
         hold.release();
         let (first, output) = busy.join().unwrap();
@@ -169,6 +170,72 @@ fn a_second_call_on_a_busy_shell_runs_in_a_one_shot_shell() {
     // The one-shot's state went with it; the pooled shell is free again.
     let (third, output) = in_shell(&pool, None, "echo \"[${v-}]\"");
     assert_eq!((third.shell, output.as_str()), (ShellEvent::Reused, "[]\n"));
+}
+
+/// Runs `beside` while the pool's shell runs a command held on a FIFO (started after `setup`), and
+/// returns the call beside it.
+fn beside_a_busy_shell(pool: &ShellPool, setup: &str, beside: &str) -> (bashrt_core::exec::Execution, String) {
+    assert_eq!(in_shell(pool, None, setup).0.outcome, OK);
+    let hold = Fifo::new();
+    let (started_tx, started_rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let busy = scope.spawn(|| {
+            let req = shell_request(None, &format!("echo started; read -r _ < {}", hold.arg()));
+            run_watching(pool, &req, &CancelToken::new().unwrap(), |_| {
+                let _ = started_tx.send(());
+            })
+        });
+        started_rx.recv().unwrap();
+        let result = in_shell(pool, None, beside);
+        hold.release();
+        assert_eq!(busy.join().unwrap().0.outcome, OK);
+        result
+    })
+}
+
+#[test]
+fn a_call_beside_a_busy_shell_has_the_state_earlier_calls_left() {
+    // Every call after any pause captures the shell's state first.
+    let pool = ShellPool::new(PoolConfig { capture_after_idle: Duration::ZERO, ..PoolConfig::default() });
+    let setup =
+        "export VIRTUAL_ENV=/venv; plain='a b'; f() { echo \"f:$1\"; }; alias al='echo aliased'; shopt -s globstar";
+    let (beside, output) = beside_a_busy_shell(
+        &pool,
+        setup,
+        "echo \"$VIRTUAL_ENV $plain\"; f x; al; shopt -q globstar && echo gs; v=mine",
+    );
+    assert_eq!(beside.shell, ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried: Carry::All } });
+    assert_eq!(output, "/venv a b\nf:x\naliased\ngs\n");
+    // What the call beside set stays in its own shell.
+    assert_eq!(in_shell(&pool, None, "echo \"[${v-}]\"").1, "[]\n");
+}
+
+#[test]
+fn a_call_beside_a_shell_captured_before_its_last_calls_says_what_it_lacks() {
+    // No pause is long enough: the state is never captured after the shell started.
+    let pool = ShellPool::new(PoolConfig { capture_after_idle: Duration::from_secs(3600), ..PoolConfig::default() });
+    let (beside, output) = beside_a_busy_shell(&pool, "export LATE=1", "echo \"[${LATE-}]\"");
+    let carried = Carry::Stale { missing: 1 };
+    assert_eq!(beside.shell, ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried: carried.clone() } });
+    assert_eq!(output, "[]\n");
+    assert_eq!(
+        carried.notice().unwrap(),
+        "[Another call was using this session's shell, so this one ran in a new shell without what the last call \
+         set there (variables, functions, aliases, options)]"
+    );
+}
+
+#[test]
+fn a_state_that_cannot_be_captured_is_said_and_the_shell_goes_on() {
+    let pool = ShellPool::new(PoolConfig { capture_after_idle: Duration::ZERO, ..PoolConfig::default() });
+    let (beside, output) = beside_a_busy_shell(&pool, "X=1; enable -n declare", "echo \"[${X-}]\"");
+    let ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried: Carry::Nothing { reason } } } = &beside.shell
+    else {
+        panic!("{:?}", beside.shell)
+    };
+    assert!(reason.contains("capturing its state failed"), "{reason}");
+    assert_eq!(output, "[]\n");
+    assert_eq!(in_shell(&pool, None, "echo $X").1, "1\n");
 }
 
 #[test]

@@ -49,8 +49,8 @@ fn snapshot_has_what_an_interactive_shell_sees() {
     assert_eq!(bash_with(&out, "greet bob"), "helper:bob\nhi bob\n");
     assert_eq!(bash_with(&out, "ll"), "LL\n");
     assert_eq!(bash_with(&out, "quote_alias"), "it's\n");
-    // Options beyond what functions need to parse stay at bash's defaults, as under `bash -c`.
-    assert_eq!(bash_with(&out, "shopt -p globstar"), "shopt -u globstar\n");
+    // The options that keep a command meaning what it means under plain bash come along.
+    assert_eq!(bash_with(&out, "shopt -p globstar"), "shopt -s globstar\n");
     assert_eq!(bash_with(&out, "shopt -p extglob"), "shopt -s extglob\n");
     // Tools a model relies on are not shadowed.
     assert_eq!(bash_with(&out, "type -t ls grep"), "file\nfile\n");
@@ -221,7 +221,7 @@ fn capture_from_a_terminals_background_job() {
 }
 
 #[test]
-fn a_snapshot_sets_no_option_but_extglob_and_expand_aliases() {
+fn a_snapshot_sets_no_option_but_extglob_globstar_and_expand_aliases() {
     let home = fake_home();
     let rc = home.path().join(".bashrc");
     let more = "set -o vi -o histexpand -o noclobber -o nounset; shopt -s nullglob dotglob failglob\n";
@@ -233,5 +233,29 @@ fn a_snapshot_sets_no_option_but_extglob_and_expand_aliases() {
     let plain = Command::new("bash").args(["--noprofile", "--norc", "-c", options]).output().unwrap();
     let plain = String::from_utf8(plain.stdout).unwrap();
     let changed: Vec<&String> = with.iter().filter(|l| !plain.lines().any(|p| p == l.as_str())).collect();
-    assert_eq!(changed, ["shopt -s expand_aliases", "shopt -s extglob"], "{with:?}");
+    assert_eq!(changed, ["shopt -s expand_aliases", "shopt -s extglob", "shopt -s globstar"], "{with:?}");
+}
+
+#[test]
+fn a_capture_whose_shell_is_killed_is_interrupted_not_failed() {
+    // The rc says where its shell is, then waits; the test kills that shell, as a runtime that ends
+    // during the capture does.
+    let home = tempfile::tempdir().unwrap();
+    let fifo = home.path().join("started");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let rc = format!("echo $$ > '{}'; sleep 60\nalias hi='echo hi'\n", fifo.display());
+    std::fs::write(home.path().join(".bashrc"), rc).unwrap();
+    let out = home.path().join("snap.sh");
+    std::thread::scope(|scope| {
+        let capturing =
+            scope.spawn(|| capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(60), None));
+        let pid: i32 = std::fs::read_to_string(&fifo).unwrap().trim().parse().unwrap();
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL).unwrap();
+        match capturing.join().unwrap() {
+            Err(e @ SnapshotError::Interrupted(_)) => {
+                assert_eq!(e.to_string(), "the capture was interrupted (killed by SIGKILL)")
+            }
+            other => panic!("{other:?}"),
+        }
+    });
 }

@@ -2,22 +2,24 @@
 //! cancellation from the client as the call's cancel, and the result in the protocol's shape.
 //!
 //! Promises: the call never answers before its command's tree is gone (a cancel waits for the kill);
-//! every outcome, a refused call included, is a tool result (`isError` for failures), never a protocol
-//! error; the details are the `structuredContent`, as the tool's `outputSchema` declares.
+//! every outcome, a refused call included, is a tool result (`isError` for failures, unless the
+//! client's profile turns that off), never a protocol error; the result is shaped by
+//! [`crate::shape`].
 
 use std::sync::Arc;
 
+use bashrt_core::read_arguments;
 use bashrt_core::result::ToolResult;
-use bashrt_core::tool::{BashParams, CallContext};
+use bashrt_core::tool::CallContext;
 use bashrt_core::CancelToken;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;
 
 use crate::handler::State;
 use crate::progress::Progress;
-use crate::tools::BASH_TOOL;
+use crate::shape::ResultShape;
 
 /// Runs one `bash` call to its end.
 pub async fn bash(
@@ -25,17 +27,17 @@ pub async fn bash(
     arguments: Option<JsonObject>,
     context: RequestContext<RoleServer>,
 ) -> CallToolResult {
-    let params: BashParams = match serde_json::from_value(Value::Object(arguments.unwrap_or_default())) {
+    let params = match read_arguments(&Value::Object(arguments.unwrap_or_default())) {
         Ok(params) => params,
-        Err(e) => return error_text(format!("Invalid arguments for tool {BASH_TOOL}: {e}")),
+        Err(e) => return state.shape.refusal(e.to_string()),
     };
     let cancel = match CancelToken::new() {
         Ok(cancel) => cancel,
-        Err(e) => return error_text(format!("cannot create a cancel token: {e}")),
+        Err(e) => return state.shape.refusal(format!("cannot create a cancel token: {e}")),
     };
     let running = match state.calls.register(cancel.clone()) {
         Ok(running) => running,
-        Err(refused) => return error_text(refused.to_string()),
+        Err(refused) => return state.shape.refusal(refused.to_string()),
     };
     let progress = context.meta.get_progress_token().map(|token| Progress::start(context.peer.clone(), token));
     let tail = progress.as_ref().map(Progress::tail);
@@ -75,11 +77,11 @@ pub async fn bash(
             if let Some(id) = artifact_of(&result) {
                 state.commands.record(id, params.command.trim());
             }
-            to_protocol(result)
+            to_protocol(result, &state.shape)
         }
         Err(e) => {
             tracing::error!("a bash call failed: {e}");
-            error_text(format!("the call failed inside bashrt: {e}"))
+            state.shape.refusal(format!("the call failed inside bashrt: {e}"))
         }
     }
 }
@@ -89,19 +91,10 @@ fn artifact_of(result: &ToolResult) -> Option<u64> {
     result.details.meta.as_ref()?.truncation.artifact_id.map(|id| id.0)
 }
 
-/// The tool result as MCP carries it: the text as content, `isError`, the details as structured
-/// content.
-fn to_protocol(result: ToolResult) -> CallToolResult {
-    let content = vec![ContentBlock::text(result.text())];
-    let mut answer = if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
-    match serde_json::to_value(&result.details) {
-        Ok(details) => answer.structured_content = Some(details),
-        Err(e) => tracing::error!("cannot serialize the details of a result: {e}"),
-    }
-    answer
-}
-
-/// A call that did not run, as an error result the model reads.
-pub fn error_text(text: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
+/// The tool result as MCP carries it (see [`crate::shape`]).
+fn to_protocol(result: ToolResult, shape: &ResultShape) -> CallToolResult {
+    let details = serde_json::to_value(&result.details)
+        .map_err(|e| tracing::error!("cannot serialize the details of a result: {e}"))
+        .ok();
+    shape.result(result.text(), result.is_error, details)
 }

@@ -1,10 +1,17 @@
-//! The setup snippet each MCP client expects, printed by `bashrt mcp --print-config CLIENT` with the
-//! path of the running binary, so that it works whatever the client's PATH.
+//! What bashrt knows of each agent it serves: the client's profile (`bashrt mcp --client NAME`: the
+//! tools its model has, the sizes it passes to its model whole, how it shows a failure), and the
+//! setup snippet `bashrt mcp --print-config NAME` prints, with the path of the running binary so
+//! that it works whatever the client's PATH.
+//!
+//! The figures were measured against the clients themselves, driven by a scripted model (the tests
+//! in `crates/cli/tests/agents.rs` do so again): Claude Code 2.1, Codex CLI 0.171, Gemini CLI 0.61.
 
 use std::fmt;
 use std::path::Path;
 
-/// A client whose configuration format we know.
+use crate::shape::ResultShape;
+
+/// A client whose behaviour and configuration format we know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Client {
@@ -14,6 +21,21 @@ pub enum Client {
     Codex,
     /// Gemini CLI: `~/.gemini/settings.json` or `.gemini/settings.json`.
     Gemini,
+}
+
+/// What bashrt does for a client, so that its model gets bashrt's view whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// The client's tools as its model knows them, for interception (`--tools`): a command is
+    /// blocked only to suggest one of these, by this name.
+    pub tools: &'static [&'static str],
+    /// `bash.maxOutputBytes`: the largest result the client passes to its model whole, less room
+    /// for the notices.
+    pub max_output_bytes: usize,
+    /// `bash.maxErrorOutputBytes`, for a client that cuts error results shorter.
+    pub max_error_output_bytes: Option<usize>,
+    /// How results are shaped.
+    pub shape: ResultShape,
 }
 
 impl Client {
@@ -29,18 +51,43 @@ impl Client {
         }
     }
 
-    /// The client named `name`, if known.
+    /// The client named `name` (any case), if known.
     pub fn parse(name: &str) -> Option<Client> {
-        Client::ALL.into_iter().find(|c| c.name() == name)
+        Client::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// The tools the client has that the interceptor's rules suggest (`read`, `grep`, `find`, `edit`,
-    /// `write`), as `--tools` names them. Codex has no file-reading or search tool of its own, so
-    /// nothing is blocked there.
-    fn tools(self) -> Option<&'static str> {
+    /// What bashrt does for this client.
+    ///
+    /// - Claude Code passes a successful result whole up to 50,000 characters (past that its model
+    ///   gets a 2 KB preview and a file name) and an error result up to 11,024 characters (past that
+    ///   its first and last 5,000). Its file tools are `Read`, `Grep`, `Glob`, `Edit`, `Write`.
+    /// - Codex passes 47,964 bytes of a result to gpt-5.5 (its catalog's 10,000 tokens × 1.2 of
+    ///   4 bytes, less its header) and 11,964 to models outside its catalog, unless the tool's
+    ///   `output_token_limit` is raised (the printed configuration does). It has no file tools of
+    ///   the kinds the rules suggest.
+    /// - Gemini CLI passes a successful result whole up to 40,000 characters with its 41-character
+    ///   wrapper (past that, 8,000 + 32,000), and shows an error result to its model as one
+    ///   JSON-escaped line of the whole result: failures go unflagged, as text.
+    pub fn profile(self) -> Profile {
         match self {
-            Client::Claude | Client::Gemini => Some("read,grep,find,edit,write"),
-            Client::Codex => None,
+            Client::Claude => Profile {
+                tools: &["Read", "Grep", "Glob", "Edit", "Write"],
+                max_output_bytes: 48_000,
+                max_error_output_bytes: Some(10_000),
+                shape: ResultShape::default(),
+            },
+            Client::Codex => Profile {
+                tools: &[],
+                max_output_bytes: 46_000,
+                max_error_output_bytes: None,
+                shape: ResultShape::default(),
+            },
+            Client::Gemini => Profile {
+                tools: &["read_file", "grep_search", "glob", "replace", "write_file", "list_directory"],
+                max_output_bytes: 38_000,
+                max_error_output_bytes: None,
+                shape: ResultShape { flag_errors: false, structured: false },
+            },
         }
     }
 }
@@ -61,13 +108,10 @@ pub struct ClientConfig {
     pub hints: String,
 }
 
-/// The configuration of `client`, running `exe mcp`.
+/// The configuration of `client`, running `exe mcp --client NAME`.
 pub fn client_config(client: Client, exe: &Path) -> ClientConfig {
     let exe = exe.display().to_string();
-    let mut args = vec!["mcp".to_string()];
-    if let Some(tools) = client.tools() {
-        args.extend(["--tools".to_string(), tools.to_string()]);
-    }
+    let args = ["mcp".to_string(), "--client".to_string(), client.name().to_string()];
     let json_args = format!(
         "[{}]",
         args.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect::<Vec<_>>().join(", ")
@@ -80,29 +124,54 @@ pub fn client_config(client: Client, exe: &Path) -> ClientConfig {
                 "{{\n  \"mcpServers\": {{\n    \"bashrt\": {{\n      \"type\": \"stdio\",\n      \"command\": {json_exe},\n      \"args\": {json_args}\n    }}\n  }}\n}}\n"
             ),
             hints: format!(
-                "Claude Code: put this in .mcp.json at the root of your project, or add it from the command line\n\
-(--scope user for every project):\n  claude mcp add --scope user bashrt -- {shell}\n\
-To have Claude use bashrt instead of its own Bash tool, deny that tool in .claude/settings.json:\n  \
+                "Claude Code: put this in .mcp.json at the root of your project, or add it for every project:\n  \
+claude mcp add --scope user bashrt -- {shell}\n\
+To make bashrt Claude's shell, deny its own Bash tool in .claude/settings.json (Claude then also gets\n\
+its Glob and Grep tools):\n  \
 {{\"permissions\": {{\"deny\": [\"Bash\"]}}}}\n\
 or start it with: claude --disallowedTools Bash. bashrt's tools are mcp__bashrt__bash and\n\
-mcp__bashrt__read_output.\n"
+mcp__bashrt__read_output; Claude asks before each call unless you allow them, e.g. in the same file:\n  \
+{{\"permissions\": {{\"deny\": [\"Bash\"], \"allow\": [\"mcp__bashrt__bash\", \"mcp__bashrt__read_output\"]}}}}\n"
             ),
         },
         Client::Codex => ClientConfig {
             snippet: format!(
-                "[mcp_servers.bashrt]\ncommand = {json_exe}\nargs = {json_args}\n# Long builds: let a call run as long as bashrt allows (3600 s).\ntool_timeout_sec = 3600\n"
+                "[mcp_servers.bashrt]\n\
+command = {json_exe}\n\
+args = {json_args}\n\
+# Calls sent at once run at once (each with the session's variables and functions).\n\
+supports_parallel_tool_calls = true\n\
+# Long builds: let a call run as long as bashrt allows (3600 s), and a little more.\n\
+tool_timeout_sec = 3700\n\
+\n\
+# Pass bashrt's whole view to the model, whatever the model (Codex keeps 12,000 bytes of a tool's\n\
+# output for models outside its catalog).\n\
+[mcp_servers.bashrt.tools.bash]\n\
+output_token_limit = 13000\n\
+\n\
+[mcp_servers.bashrt.tools.read_output]\n\
+output_token_limit = 13000\n"
             ),
             hints: format!(
-                "Codex CLI: add this to ~/.codex/config.toml, or from the command line:\n  codex mcp add bashrt -- {shell}\n\
-Tell the model to prefer it, e.g. in AGENTS.md: \"Run shell commands with the bashrt bash tool.\"\n"
+                "Codex CLI: add this to ~/.codex/config.toml, or from the command line (without the limits above):\n  \
+codex mcp add bashrt -- {shell}\n\
+To make bashrt Codex's shell, turn its own shell tool off: codex --disable shell_tool, or in config.toml\n  \
+[features]\n  shell_tool = false\n\
+Codex asks before each bashrt call (it cannot sandbox it); to run them without asking, add under\n\
+[mcp_servers.bashrt.tools.bash]: approval_mode = \"approve\". `codex exec` never asks: there a call needs\n\
+that, or --dangerously-bypass-approvals-and-sandbox.\n"
             ),
         },
         Client::Gemini => ClientConfig {
             snippet: format!(
-                "{{\n  \"mcpServers\": {{\n    \"bashrt\": {{\n      \"command\": {json_exe},\n      \"args\": {json_args},\n      \"timeout\": 3600000\n    }}\n  }},\n  \"excludeTools\": [\"run_shell_command\"]\n}}\n"
+                "{{\n  \"mcpServers\": {{\n    \"bashrt\": {{\n      \"command\": {json_exe},\n      \"args\": {json_args},\n      \"timeout\": 3700000\n    }}\n  }},\n  \"tools\": {{\n    \"exclude\": [\"run_shell_command\"]\n  }}\n}}\n"
             ),
             hints: "Gemini CLI: merge this into ~/.gemini/settings.json (or .gemini/settings.json in a project).\n\
-excludeTools turns off Gemini's own shell tool, so that every command goes through bashrt.\n"
+tools.exclude turns off Gemini's own shell tool, so that every command goes through bashrt (Gemini 0.61\n\
+warns that the key is deprecated; a policy file does the same silently: ~/.gemini/policies/bashrt.toml\n\
+with [[rule]] toolName = \"run_shell_command\" decision = \"deny\" priority = 100).\n\
+Gemini asks before each bashrt call unless you add \"trust\": true to the server above or run with --yolo;\n\
+without either, `gemini -p` (no one to ask) leaves bashrt's tools out.\n"
                 .to_string(),
         },
     }
@@ -134,10 +203,21 @@ mod tests {
             let config = client_config(client, exe);
             let value: serde_json::Value = serde_json::from_str(&config.snippet).unwrap();
             assert_eq!(value["mcpServers"]["bashrt"]["command"], "/opt/my tools/bashrt");
-            assert_eq!(value["mcpServers"]["bashrt"]["args"][0], "mcp");
+            assert_eq!(value["mcpServers"]["bashrt"]["args"], serde_json::json!(["mcp", "--client", client.name()]));
         }
+        let gemini: serde_json::Value = serde_json::from_str(&client_config(Client::Gemini, exe).snippet).unwrap();
+        assert_eq!(gemini["tools"]["exclude"], serde_json::json!(["run_shell_command"]));
         let codex = client_config(Client::Codex, exe).snippet;
-        assert!(codex.starts_with("[mcp_servers.bashrt]\ncommand = \"/opt/my tools/bashrt\"\nargs = [\"mcp\"]\n"));
-        assert!(client_config(Client::Claude, exe).hints.contains("-- '/opt/my tools/bashrt' mcp --tools"));
+        assert!(codex.starts_with(
+            "[mcp_servers.bashrt]\ncommand = \"/opt/my tools/bashrt\"\nargs = [\"mcp\", \"--client\", \"codex\"]\n"
+        ));
+        assert!(client_config(Client::Claude, exe).hints.contains("-- '/opt/my tools/bashrt' mcp --client claude"));
+    }
+
+    #[test]
+    fn client_names_are_read_in_any_case() {
+        assert_eq!(Client::parse("Claude"), Some(Client::Claude));
+        assert_eq!(Client::parse("gemini"), Some(Client::Gemini));
+        assert_eq!(Client::parse("cursor"), None);
     }
 }

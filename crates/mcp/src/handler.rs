@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bashrt_core::artifact::{read_window, ArtifactDir, ReadError, WindowRequest, MAX_READ_BYTES};
+use bashrt_core::artifact::{read_window, ArtifactDir, ReadError, WindowRequest};
 use bashrt_core::{AgentSession, BashTool};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
 };
@@ -17,10 +17,11 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::call::{self, error_text};
+use crate::call;
 use crate::calls::Calls;
 use crate::resources::{self, Commands, ResourceError};
-use crate::tools::{ReadOutputDetails, ReadOutputParams, BASH_TOOL, READ_OUTPUT_TOOL};
+use crate::shape::ResultShape;
+use crate::tools::{read_limit, ReadOutputDetails, ReadOutputParams, BASH_TOOL, READ_OUTPUT_TOOL};
 
 /// The protocol versions this server speaks (older ones included, for older clients).
 const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -44,6 +45,8 @@ pub struct State {
     pub calls: Arc<Calls>,
     pub commands: Commands,
     pub tools: Vec<Tool>,
+    /// How results are shaped for this client.
+    pub shape: ResultShape,
 }
 
 #[derive(Clone)]
@@ -158,9 +161,10 @@ impl Handler {
     /// `read_output`: a window of an artifact, on a blocking thread (a grep over a large artifact takes
     /// a while).
     async fn read_output(&self, arguments: Option<serde_json::Map<String, Value>>) -> CallToolResult {
-        let params: ReadOutputParams = match serde_json::from_value(Value::Object(arguments.unwrap_or_default())) {
+        let shape = self.state.shape;
+        let params = match ReadOutputParams::read(&arguments.unwrap_or_default()) {
             Ok(params) => params,
-            Err(e) => return error_text(format!("Invalid arguments for tool {READ_OUTPUT_TOOL}: {e}")),
+            Err(e) => return shape.refusal(e),
         };
         let request = WindowRequest {
             head: params.head,
@@ -170,18 +174,19 @@ impl Handler {
         };
         let window = match request.window() {
             Ok(window) => window,
-            Err(e) => return error_text(e.to_string()),
+            Err(e) => return shape.refusal(e.to_string()),
         };
         let dir = match self.artifacts() {
             Ok(dir) => dir.clone(),
-            Err(e) => return error_text(e.message.to_string()),
+            Err(e) => return shape.refusal(e.message.to_string()),
         };
         let reference = params.artifact_id.as_reference();
-        let read = tokio::task::spawn_blocking(move || read_window(&dir, &reference, &window, MAX_READ_BYTES)).await;
+        let limit = read_limit(self.state.tool.settings());
+        let read = tokio::task::spawn_blocking(move || read_window(&dir, &reference, &window, limit)).await;
         let content = match read {
             Ok(Ok(content)) => content,
-            Ok(Err(e)) => return error_text(e.to_string()),
-            Err(e) => return error_text(format!("the read failed inside bashrt: {e}")),
+            Ok(Err(e)) => return shape.refusal(e.to_string()),
+            Err(e) => return shape.refusal(format!("the read failed inside bashrt: {e}")),
         };
         let details = ReadOutputDetails {
             artifact_id: content.artifact_id.0,
@@ -192,13 +197,11 @@ impl Handler {
         if details.truncated {
             text.push_str(&format!(
                 "\n\n[Cut at {} — read the rest with a narrower window: lines or grep]",
-                bashrt_core::view::format_size(MAX_READ_BYTES as u64)
+                bashrt_core::view::format_size(limit as u64)
             ));
         } else if text.is_empty() {
             text = "(no lines in this window)".to_string();
         }
-        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-        result.structured_content = serde_json::to_value(&details).ok();
-        result
+        shape.result(text, false, serde_json::to_value(&details).ok())
     }
 }

@@ -28,11 +28,13 @@ mod pipes;
 mod progress;
 mod resources;
 mod server;
+mod shape;
 mod tools;
 
 pub use calls::MAX_RUNNING;
-pub use client_config::{client_config, Client, ClientConfig};
+pub use client_config::{client_config, Client, ClientConfig, Profile};
 pub use progress::{PROGRESS_INTERVAL, PROGRESS_LINES};
 pub use resources::MAX_RESOURCE_BYTES;
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle};
+pub use shape::{ResultShape, DETAILS_META};
 pub use tools::{BASH_TOOL, READ_OUTPUT_TOOL};

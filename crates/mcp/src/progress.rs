@@ -6,7 +6,9 @@
 //! `progress`. Promises: output that arrives inside a throttle window is sent when the window ends (a
 //! trailing update), never dropped, and [`Progress::finish`] sends whatever is still pending before
 //! the call answers — so the last lines a client saw are the last lines the command printed; `progress`
-//! grows with every notification, as the protocol requires.
+//! grows with every notification, as the protocol requires; a call that prints nothing still gets one
+//! every [`HEARTBEAT`] (Claude Code gives up on a call that sent nothing for 30 minutes, without
+//! cancelling it).
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -20,6 +22,9 @@ use tokio::time::Instant;
 
 /// The shortest time between two progress notifications of one call.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The longest time between two notifications of a running call, output or not.
+pub const HEARTBEAT: Duration = Duration::from_secs(60);
 
 /// How many of the latest lines a notification's `message` carries.
 pub const PROGRESS_LINES: usize = 10;
@@ -65,8 +70,9 @@ impl LiveTail {
         self.changed.notify_one();
     }
 
-    /// Waits until there is something to send or the call ended; takes it.
+    /// Waits until there is something to send, the call ended, or [`HEARTBEAT`] passed; takes it.
     async fn next(&self) -> Update {
+        let deadline = Instant::now() + HEARTBEAT;
         loop {
             {
                 let mut state = self.lock();
@@ -75,7 +81,11 @@ impl LiveTail {
                     return Update { news, done: state.done };
                 }
             }
-            self.changed.notified().await;
+            if tokio::time::timeout_at(deadline, self.changed.notified()).await.is_err() {
+                // Nothing new: the same lines again, so the client knows the call still runs.
+                let state = self.lock();
+                return Update { news: Some((state.total, latest_lines(&state.tail))), done: false };
+            }
         }
     }
 
@@ -139,10 +149,13 @@ impl Progress {
 }
 
 async fn send(tail: Arc<LiveTail>, peer: Peer<RoleServer>, token: ProgressToken) {
+    let mut last = -1.0_f64;
     loop {
         let update = tail.next().await;
         if let Some((total, message)) = update.news {
-            let param = ProgressNotificationParam::new(token.clone(), total as f64).with_message(message);
+            // Bytes so far; a notification without new bytes (a heartbeat) still grows it a little.
+            last = (total as f64).max(last + 0.001);
+            let param = ProgressNotificationParam::new(token.clone(), last).with_message(message);
             if let Err(e) = peer.notify_progress(param).await {
                 tracing::debug!("cannot send a progress notification: {e}");
             }
@@ -168,6 +181,22 @@ mod tests {
         assert_eq!(latest_lines(b"a\nb"), "a\nb");
         assert_eq!(latest_lines(&"€".as_bytes()[1..]), "");
         assert_eq!(latest_lines(b"\x1b[31mred\x1b[0m\n"), "red");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_that_prints_nothing_still_gets_a_notification_every_heartbeat() {
+        let tail = LiveTail::default();
+        tail.push(b"compiling\n");
+        let first = tail.next().await;
+        assert_eq!(first.news, Some((10, "compiling".to_string())));
+        // Nothing more is printed: the next update comes when the heartbeat is due (time is paused
+        // and jumps ahead to it), with the same lines.
+        let started = Instant::now();
+        let beat = tail.next().await;
+        assert_eq!(started.elapsed(), HEARTBEAT);
+        assert_eq!((beat.news, beat.done), (Some((10, "compiling".to_string())), false));
+        tail.finish();
+        assert!(tail.next().await.done);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::calls::Calls;
 use crate::handler::{Handler, State};
 use crate::pipes::{WatchedInput, WatchedOutput};
 use crate::resources::Commands;
+use crate::shape::ResultShape;
 
 /// How the server is set up.
 pub struct ServerConfig {
@@ -30,6 +31,8 @@ pub struct ServerConfig {
     /// `session` is this connection's alone (not named by the user): when the connection ends and the
     /// session kept nothing, its directory is removed, so that empty sessions do not pile up.
     pub session_per_connection: bool,
+    /// How results are shaped for the client (see [`ResultShape`]).
+    pub shape: ResultShape,
 }
 
 /// Why [`Server::serve_stdio`] ended.
@@ -124,7 +127,7 @@ impl Server {
 }
 
 fn state_of(config: ServerConfig) -> State {
-    let ServerConfig { runtime, session, cwd, tool_names, session_per_connection } = config;
+    let ServerConfig { runtime, session, cwd, tool_names, session_per_connection, shape } = config;
     let agent_session = match runtime.state_dir() {
         Some(_) => match runtime.session(&session, cwd.clone()) {
             Ok(session) => Some(session),
@@ -136,7 +139,7 @@ fn state_of(config: ServerConfig) -> State {
         None => None,
     };
     let artifacts = agent_session.as_ref().map(|s| s.session().artifacts());
-    let tools = crate::tools::list(runtime.settings());
+    let tools = crate::tools::list(runtime.settings(), &shape);
     State {
         tool: runtime.tool(),
         cwd,
@@ -147,6 +150,7 @@ fn state_of(config: ServerConfig) -> State {
         calls: Arc::new(Calls::default()),
         commands: Commands::default(),
         tools,
+        shape,
     }
 }
 

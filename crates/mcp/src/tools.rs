@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use bashrt_core::settings::Settings;
 use bashrt_core::view::format_size;
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
+
+use crate::shape::ResultShape;
 
 /// The name of the tool that runs a command.
 pub const BASH_TOOL: &str = "bash";
@@ -17,28 +19,58 @@ pub const BASH_TOOL: &str = "bash";
 /// The name of the tool that reads a window of an earlier output.
 pub const READ_OUTPUT_TOOL: &str = "read_output";
 
-/// The arguments of `read_output`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// The arguments of `read_output`, read the tolerant way ([`ReadOutputParams::read`]).
+#[derive(Debug, Clone, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(description = "Which output to read, and which part of it.")]
 pub struct ReadOutputParams {
     /// The artifact named in a bash result's notice: `artifact://7` or `7`
     pub artifact_id: ArtifactRef,
     /// Only the first N lines
-    #[serde(default)]
     pub head: Option<u64>,
     /// Only the last N lines
-    #[serde(default)]
     pub tail: Option<u64>,
     /// Only lines A to B, 1-based and inclusive, e.g. "1200-1300"
-    #[serde(default)]
     pub lines: Option<String>,
     /// Only the lines matching this regular expression, each prefixed with its line number
-    #[serde(default)]
     pub grep: Option<String>,
 }
 
+impl ReadOutputParams {
+    /// The arguments as a model sent them: numbers may come as strings, `artifact_id` or `uri` may
+    /// name the artifact, a line number may stand for `lines`, and unknown arguments (a client's
+    /// `wait_for_previous`) are ignored.
+    pub fn read(arguments: &serde_json::Map<String, Value>) -> Result<Self, String> {
+        let field = |names: &[&str]| names.iter().find_map(|name| arguments.get(*name).filter(|v| !v.is_null()));
+        let invalid = |what: String| format!("Invalid arguments for tool {READ_OUTPUT_TOOL}: {what}");
+        let artifact_id = match field(&["artifactId", "artifact_id", "artifact", "uri", "id"]) {
+            Some(Value::Number(n)) => {
+                ArtifactRef::Number(n.as_u64().ok_or_else(|| invalid(format!("no artifact {n}")))?)
+            }
+            Some(Value::String(text)) => ArtifactRef::Text(text.clone()),
+            Some(other) => {
+                return Err(invalid(format!("`artifactId` must be an artifact like \"artifact://7\", got {other}")))
+            }
+            None => {
+                return Err(invalid(
+                    "`artifactId` is required: the artifact named in a bash result (`artifact://7`)".into(),
+                ))
+            }
+        };
+        let count = |name: &str| bashrt_core::arguments::read_count_field(arguments, name).map_err(|e| e.to_string());
+        let text = |name: &str| match arguments.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(Value::Number(n)) if name == "lines" => Ok(Some(format!("{n}-{n}"))),
+            Some(other) => Err(invalid(format!("`{name}` must be a string, got {other}"))),
+        };
+        let read = |name: &str| count(name).map_err(|e| e.replace("tool bash", &format!("tool {READ_OUTPUT_TOOL}")));
+        Ok(Self { artifact_id, head: read("head")?, tail: read("tail")?, lines: text("lines")?, grep: text("grep")? })
+    }
+}
+
 /// An artifact as a model names it: the number, or the whole `artifact://<id>`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, JsonSchema)]
 #[serde(untagged)]
 pub enum ArtifactRef {
     /// `7`
@@ -69,22 +101,46 @@ pub struct ReadOutputDetails {
     pub truncated: bool,
 }
 
-/// The tools, built once per server.
-pub fn list(settings: &Settings) -> Vec<Tool> {
-    vec![bash_tool(settings), read_output_tool()]
+/// The tools, built once per server: with their `outputSchema` when the details go in
+/// `structuredContent` ([`ResultShape::structured`]).
+pub fn list(settings: &Settings, shape: &ResultShape) -> Vec<Tool> {
+    let mut tools = vec![bash_tool(settings), read_output_tool(settings)];
+    if !shape.structured {
+        for tool in &mut tools {
+            tool.output_schema = None;
+        }
+    }
+    tools
+}
+
+/// `_meta` of a tool, for Claude Code: load its schema up front rather than behind a tool search
+/// (bashrt is the agent's shell), and pass answers up to `max_chars` whole rather than to a file.
+fn tool_meta(max_chars: usize) -> MetaObject {
+    let mut meta = serde_json::Map::new();
+    meta.insert("anthropic/alwaysLoad".into(), Value::Bool(true));
+    meta.insert("anthropic/maxResultSizeChars".into(), Value::from(max_chars.min(500_000)));
+    MetaObject(meta)
+}
+
+/// The most characters a result of these settings has: the view, and room for its notices.
+fn result_chars(settings: &Settings) -> usize {
+    settings.max_output_bytes + 8 * 1024
 }
 
 fn bash_tool(settings: &Settings) -> Tool {
-    let view = format_size(settings.max_output_bytes as u64);
+    let mut view = format_size(settings.max_output_bytes as u64);
+    if settings.view_budget(true) < settings.max_output_bytes {
+        view.push_str(&format!(" ({} when the command fails)", format_size(settings.view_budget(true) as u64)));
+    }
     let timeout = settings.default_timeout_secs;
     let description = format!(
         "Run a bash command and get its output (stdout and stderr together).\n\
 \n\
 State: commands of this connection run in one long-lived bash, so variables, functions, aliases and \
-shell options persist from one call to the next. The working directory does not: every call starts in \
-`cwd` (default: the directory the server started in), so pass `cwd` or write `cd dir && ...` in the \
-same call. stdin is /dev/null: a command must not wait for input. A background process (`cmd &`) keeps \
-running; the result says how many are left.\n\
+shell options persist from one call to the next (calls sent at once each get that state). The working \
+directory does not: every call starts in `cwd` (default: the directory the server started in), so pass \
+`cwd` or write `cd dir && ...` in the same call. stdin is /dev/null: a command must not wait for input. \
+A background process (`cmd > log 2>&1 &`) keeps running; the result says how many are left.\n\
 \n\
 Output: at most {view} is shown. A longer output shows its first lines, the lines that look like errors \
 or warnings, and its last lines, followed by a notice naming an artifact (`artifact://N`) that holds the \
@@ -92,31 +148,37 @@ full output. Read more of it with the `{READ_OUTPUT_TOOL}` tool (head, tail, a l
 instead of running the command again. `head`/`tail` limit the lines shown; a trailing `| head -n N` or \
 `| tail -n N` becomes the same limit, so the full output is still kept.\n\
 \n\
-Result: a non-zero exit, a signal, a timeout (default {timeout}s, at most 3600s) or a cancel makes it \
-an error; its last line says how the command ended (`Command exited with code N`). The structured \
-result holds the same as data: exitCode, outcome, durationMs, cwd, and meta.truncation (with the \
-artifactId) when the output was cut.",
+Result: the last line says how the command ended when it failed (`Command exited with code N`, a \
+signal, `[Command timed out after N seconds]`; timeout in seconds, default {timeout}, at most 3600).",
     );
     let mut tool = Tool::new(BASH_TOOL, description, object(bashrt_core::tool::params_schema()))
         .with_title("Bash")
         .with_raw_output_schema(object(portable(bashrt_core::tool::details_schema())));
     tool.annotations = Some(ToolAnnotations::new().read_only(false).destructive(true).open_world(true));
+    tool.meta = Some(tool_meta(result_chars(settings)));
     tool
 }
 
-fn read_output_tool() -> Tool {
+/// The most one `read_output` answer carries: what a command's view may show, so that it fits what
+/// the client passes to its model.
+pub fn read_limit(settings: &Settings) -> usize {
+    settings.max_output_bytes.min(bashrt_core::artifact::MAX_READ_BYTES)
+}
+
+fn read_output_tool(settings: &Settings) -> Tool {
     let description = format!(
         "Read part of an earlier command's full output (an artifact, `artifact://N`, named in a `{BASH_TOOL}` \
 result's notice) without running the command again: its first lines (`head`), last lines (`tail`), a \
 line range (`lines`: \"A-B\"), or the lines matching a regular expression (`grep`, numbered like \
 `grep -n`). Give at most one of them; none returns the whole output. One answer carries at most {}; \
 narrow the window for more. Works on outputs of any size (a 100 MB build log included).",
-        format_size(bashrt_core::artifact::MAX_READ_BYTES as u64)
+        format_size(read_limit(settings) as u64)
     );
-    let mut tool = Tool::new(READ_OUTPUT_TOOL, description, object(schema_of::<ReadOutputParams>(false)))
+    let mut tool = Tool::new(READ_OUTPUT_TOOL, description, object(portable(schema_of::<ReadOutputParams>(false))))
         .with_title("Read command output")
         .with_raw_output_schema(object(portable(schema_of::<ReadOutputDetails>(true))));
     tool.annotations = Some(ToolAnnotations::new().read_only(true).open_world(false));
+    tool.meta = Some(tool_meta(result_chars(settings)));
     tool
 }
 
@@ -126,38 +188,13 @@ fn schema_of<T: JsonSchema>(serialize: bool) -> Value {
     serde_json::to_value(settings.into_generator().into_root_schema_for::<T>()).unwrap_or(Value::Null)
 }
 
-/// `schema` without the number formats schemars adds (`uint64`, `double`, …): JSON Schema does not
-/// define them, and clients that validate results warn about every one.
-fn portable(mut schema: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                let numeric = map.get("format").and_then(Value::as_str).is_some_and(|f| {
-                    matches!(
-                        f,
-                        "uint"
-                            | "uint8"
-                            | "uint16"
-                            | "uint32"
-                            | "uint64"
-                            | "int8"
-                            | "int16"
-                            | "int32"
-                            | "int64"
-                            | "float"
-                            | "double"
-                    )
-                });
-                if numeric {
-                    map.remove("format");
-                }
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
+/// `schema` as every client takes it (no number formats a validator warns about; see
+/// [`bashrt_core::schema`]), without the Rust type's name as its title.
+fn portable(schema: Value) -> Value {
+    let mut schema = bashrt_core::schema::portable(schema);
+    if let Value::Object(map) = &mut schema {
+        map.remove("title");
     }
-    strip(&mut schema);
     schema
 }
 
@@ -174,17 +211,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tool_declares_object_schemas() {
-        for tool in list(&Settings::default()) {
+    fn every_tool_declares_object_schemas_and_an_output_schema_only_with_structured_results() {
+        let structured = ResultShape { structured: true, ..ResultShape::default() };
+        for tool in list(&Settings::default(), &structured) {
             assert_eq!(tool.input_schema.get("type"), Some(&Value::from("object")), "{}", tool.name);
             let output = tool.output_schema.as_ref().unwrap();
             assert_eq!(output.get("type"), Some(&Value::from("object")), "{}", tool.name);
+        }
+        for tool in list(&Settings::default(), &ResultShape::default()) {
+            assert!(tool.output_schema.is_none(), "{}", tool.name);
+            let text = serde_json::to_string(&*tool.input_schema).unwrap();
+            assert!(!text.contains("uint") && !text.contains("format"), "{text}");
         }
     }
 
     #[test]
     fn the_bash_input_schema_is_the_cli_schema() {
-        let tools = list(&Settings::default());
+        let tools = list(&Settings::default(), &ResultShape::default());
         assert_eq!(Value::Object((*tools[0].input_schema).clone()), bashrt_core::tool::params_schema());
+    }
+
+    #[test]
+    fn read_output_arguments_are_read_the_tolerant_way() {
+        let read = |value: Value| ReadOutputParams::read(value.as_object().unwrap());
+        let p = read(serde_json::json!({"artifactId": 7, "head": "20", "wait_for_previous": true})).unwrap();
+        assert_eq!((p.artifact_id.as_reference(), p.head), ("7".to_string(), Some(20)));
+        let p = read(serde_json::json!({"artifact_id": "artifact://3", "lines": 12})).unwrap();
+        assert_eq!((p.artifact_id.as_reference(), p.lines.as_deref()), ("artifact://3".to_string(), Some("12-12")));
+        let e = read(serde_json::json!({"head": 3})).unwrap_err();
+        assert!(e.starts_with("Invalid arguments for tool read_output: `artifactId` is required"), "{e}");
+        let e = read(serde_json::json!({"artifactId": 1, "tail": "x"})).unwrap_err();
+        assert_eq!(e, "Invalid arguments for tool read_output: `tail` must be a whole number of lines, got \"x\"");
     }
 }

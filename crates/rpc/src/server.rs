@@ -28,7 +28,8 @@ use bashrt_core::artifact::{read_window, ArtifactError, ReadError, WindowRequest
 
 use bashrt_core::result::{refused, Details};
 use bashrt_core::session::{SessionError, SessionName};
-use bashrt_core::tool::{BashParams, BashTool, CallContext};
+use bashrt_core::tool::{BashTool, CallContext};
+use bashrt_core::{read_arguments, ArgumentError};
 use bashrt_core::{CancelToken, Runtime};
 use serde::Serialize;
 use serde_json::Value;
@@ -96,8 +97,8 @@ enum CommandError {
     Busy,
     #[error("Unknown tool: {0} (this server runs: {TOOL_NAME})")]
     UnknownTool(String),
-    #[error("Invalid arguments for tool {TOOL_NAME}: {0}")]
-    InvalidArguments(String),
+    #[error(transparent)]
+    InvalidArguments(#[from] ArgumentError),
     #[error("tool call {0} is already running")]
     DuplicateToolCall(String),
     #[error("no running tool call {0}")]
@@ -596,8 +597,7 @@ fn start_tool_call(
     if req.name != TOOL_NAME {
         return Err(CommandError::UnknownTool(req.name));
     }
-    let params: BashParams =
-        serde_json::from_value(req.arguments.clone()).map_err(|e| CommandError::InvalidArguments(e.to_string()))?;
+    let params = read_arguments(&req.arguments)?;
     let name = shared.session_name(req.session_id.as_deref())?;
     let artifacts = shared.runtime.state_dir().map(|state| state.session(&name).artifacts());
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;

@@ -1,6 +1,8 @@
 //! Helpers for driving the real `bashrt` binary against real bash.
 #![allow(dead_code)]
 
+pub mod npm;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -42,6 +42,12 @@ def text(result):
     return "".join(block.text for block in result.content)
 
 
+def details(result):
+    """The details of a result: in its `_meta` by default, where no client shows them to its model."""
+    assert result.structured_content is None, result
+    return result.meta["bashrt/details"]
+
+
 async def session_run(body, *args):
     async with stdio_client(server(*args)) as (read, write):
         async with ClientSession(read, write) as session:
@@ -62,13 +68,25 @@ async def tools(session, init):
     bash = listed["bash"]
     assert bash.input_schema == cli_schema, (bash.input_schema, cli_schema)
     assert bash.input_schema["required"] == ["command"]
-    assert bash.output_schema["type"] == "object"
-    assert "exitCode" in bash.output_schema["properties"]
+    # No output schema: a client that sees one shows its model the structured details, not the text.
+    assert bash.output_schema is None
+    assert bash.meta["anthropic/alwaysLoad"] is True, bash.meta
     assert "artifact://" in bash.description and "read_output" in bash.description
     read = listed["read_output"]
     assert read.input_schema["required"] == ["artifactId"]
     assert set(read.input_schema["properties"]) == {"artifactId", "head", "tail", "lines", "grep"}
-    assert read.output_schema["type"] == "object"
+    assert read.output_schema is None
+    assert "format" not in json.dumps([bash.input_schema, read.input_schema])
+
+
+async def structured(session, init):
+    listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert listed["bash"].output_schema["type"] == "object"
+    assert "exitCode" in listed["bash"].output_schema["properties"]
+    assert listed["read_output"].output_schema["type"] == "object"
+    result = await session.call_tool("bash", {"command": "echo hi; exit 2"})
+    assert result.is_error and text(result) == "hi\n\nCommand exited with code 2", text(result)
+    assert result.structured_content["exitCode"] == 2, result
 
 
 async def bash_success(session, init):
@@ -77,22 +95,69 @@ async def bash_success(session, init):
     result = await session.call_tool("bash", {"command": "f world"})
     assert not result.is_error, text(result)
     assert text(result) == "world hello\n", text(result)
-    details = result.structured_content
-    assert details["exitCode"] == 0 and details["outcome"] == {"kind": "exited", "code": 0}, details
-    assert details["cwd"] == WORK, details
+    found = details(result)
+    assert found["exitCode"] == 0 and found["outcome"] == {"kind": "exited", "code": 0}, found
+    assert found["cwd"] == WORK, found
 
 
 async def bash_error(session, init):
     result = await session.call_tool("bash", {"command": "echo out; echo err >&2; sh -c 'exit 3'"})
     assert result.is_error
     assert text(result) == "out\nerr\n\nCommand exited with code 3", repr(text(result))
-    assert result.structured_content["exitCode"] == 3
-    assert result.structured_content["failure"] == "error"
+    assert details(result)["exitCode"] == 3
+    assert details(result)["failure"] == "error"
     result = await session.call_tool("bash", {"command": "echo x", "cwd": "no/such/dir"})
-    assert result.is_error and result.structured_content["failure"] == "refused", result
-    # Arguments the schema does not allow are a tool error the model can read, not a protocol error.
-    result = await session.call_tool("bash", {"cmd": "echo x"})
-    assert result.is_error and "Invalid arguments for tool bash" in text(result), text(result)
+    assert result.is_error and details(result)["failure"] == "refused", result
+    # Arguments that mean nothing runnable are a tool error the model can read, not a protocol error.
+    result = await session.call_tool("bash", {"command": 5})
+    assert result.is_error and text(result) == "Invalid arguments for tool bash: `command` must be a string, got 5"
+
+
+async def arguments(session, init):
+    # As models and their clients send them: numbers as strings, milliseconds, other agents' names, a
+    # client's own additions; what changes a value, or may have been meant to, is said.
+    result = await session.call_tool(
+        "bash", {"command": "pwd", "timeout": "120000", "dir_path": "/", "wait_for_previous": True, "sudo": True}
+    )
+    assert not result.is_error, text(result)
+    assert text(result) == (
+        "/\n\n[Timeout 120000 read as milliseconds (120s): timeout is in seconds]\n[Ignored unknown argument: `sudo`]"
+    ), text(result)
+    assert details(result)["ignoredArguments"] == ["sudo", "wait_for_previous"]
+    result = await session.call_tool("bash", {"command": "seq 5", "tail": "2", "description": "count"})
+    assert text(result).startswith("4\n5\n"), text(result)
+    result = await session.call_tool("bash", {"command": "npm run dev", "run_in_background": True})
+    assert result.is_error and text(result).startswith("Not run: `run_in_background` is not supported"), text(result)
+    # The tail limit kept the whole output as artifact 1.
+    window = await session.call_tool("read_output", {"artifact_id": 1, "head": "1", "wait_for_previous": False})
+    assert not window.is_error and text(window) == "1\n", text(window)
+
+
+async def gemini_profile(session, init):
+    # Gemini CLI shows an error result to its model as one JSON-escaped line: failures are plain text.
+    result = await session.call_tool("bash", {"command": "echo oops; exit 3"})
+    assert not result.is_error and text(result) == "oops\n\nCommand exited with code 3", result
+    result = await session.call_tool("bash", {"command": "seq 1 100000"})
+    assert len(text(result).encode()) < 39_959, len(text(result))
+
+
+async def claude_profile(session, init):
+    # Claude Code cuts an error result past 11,024 characters: bashrt's view of a failure fits within.
+    command = "seq 1 20000; echo 'error: boom at line 12345'; seq 1 20000 | sed 's/^/x/'; exit 1"
+    result = await session.call_tool("bash", {"command": command})
+    assert result.is_error
+    assert len(text(result)) <= 11_024, len(text(result))
+    assert "\n20001:error: boom at line 12345\n" in text(result), text(result)
+    assert text(result).endswith("\nCommand exited with code 1"), text(result)
+    # A success keeps a view of up to 48,000 bytes.
+    result = await session.call_tool("bash", {"command": "seq 1 100000"})
+    assert 40_000 < len(text(result)) <= 50_000, len(text(result))
+    # Claude's own tools, by their names.
+    with open(os.path.join(WORK, "notes.txt"), "w") as f:
+        f.write("secret\n")
+    result = await session.call_tool("bash", {"command": "cat notes.txt"})
+    assert text(result).startswith("Blocked: Use the `Read` tool"), text(result)
+    assert details(result)["interception"]["suggestedTool"] == "Read"
 
 
 async def blocked(session, init):
@@ -102,9 +167,9 @@ async def blocked(session, init):
     assert result.is_error, text(result)
     assert text(result).startswith("Blocked: "), text(result)
     assert text(result).endswith("Original command: cat notes.txt"), text(result)
-    details = result.structured_content
-    assert details["failure"] == "refused"
-    assert details["interception"]["suggestedTool"] == "read", details
+    found = details(result)
+    assert found["failure"] == "refused"
+    assert found["interception"]["suggestedTool"] == "read", found
     # A command the rules do not cover still runs.
     result = await session.call_tool("bash", {"command": "cat notes.txt | tr a-z A-Z"})
     assert text(result) == "SECRET\n", text(result)
@@ -185,7 +250,7 @@ async def cancel(session, init):
 async def artifact(session, init):
     result = await session.call_tool("bash", {"command": "seq 1 100000"})
     assert not result.is_error
-    truncation = result.structured_content["meta"]["truncation"]
+    truncation = details(result)["meta"]["truncation"]
     artifact_id = truncation["artifactId"]
     uri = f"artifact://{artifact_id}"
     assert uri in text(result), text(result)
@@ -207,11 +272,11 @@ async def artifact(session, init):
 
 async def read_output(session, init):
     result = await session.call_tool("bash", {"command": "for i in $(seq 1 20000); do echo \"line $i\"; done"})
-    artifact_id = result.structured_content["meta"]["truncation"]["artifactId"]
+    artifact_id = details(result)["meta"]["truncation"]["artifactId"]
     window = await session.call_tool("read_output", {"artifactId": f"artifact://{artifact_id}", "lines": "10-12"})
     assert not window.is_error, text(window)
     assert text(window) == "line 10\nline 11\nline 12\n", text(window)
-    assert window.structured_content == {"artifactId": artifact_id, "bytes": 24, "truncated": False}
+    assert details(window) == {"artifactId": artifact_id, "bytes": 24, "truncated": False}
     window = await session.call_tool("read_output", {"artifactId": artifact_id, "grep": "^line 1999[0-9]$"})
     assert text(window).splitlines()[0] == "19990:line 19990", text(window)
     assert len(text(window).splitlines()) == 10
@@ -219,6 +284,10 @@ async def read_output(session, init):
     assert text(window) == "line 20000\n", text(window)
     window = await session.call_tool("read_output", {"artifactId": 999999, "head": 1})
     assert window.is_error, text(window)
+    # One answer carries at most the view's budget, and says how to read on.
+    window = await session.call_tool("read_output", {"artifactId": artifact_id})
+    assert details(window)["truncated"] is True and len(text(window).encode()) < 52_000, details(window)
+    assert text(window).endswith("— read the rest with a narrower window: lines or grep]"), text(window)[-200:]
 
 
 async def concurrent(session, init):
@@ -266,6 +335,10 @@ async def disconnect_scenario():
 SCENARIOS = {
     "initialize": (initialize, []),
     "tools": (tools, []),
+    "structured": (structured, ["--structured-content"]),
+    "arguments": (arguments, []),
+    "gemini_profile": (gemini_profile, ["--client", "gemini"]),
+    "claude_profile": (claude_profile, ["--client", "claude"]),
     "bash_success": (bash_success, []),
     "bash_error": (bash_error, []),
     "blocked": (blocked, ["--tools", "read,grep"]),

@@ -85,6 +85,9 @@ pub struct ExecRequest {
     /// terminal can stop it (SIGTTIN/SIGTTOU) or be read or changed by it. The snapshot's capture
     /// reads the user's rc files this way. One-shot executions only; a long-lived shell ignores it.
     pub interactive: bool,
+    /// A script a one-shot bash reads after the snapshot, before the command: the state of a busy
+    /// long-lived shell, carried over ([`Carry`]). A long-lived shell ignores it.
+    pub seed: Option<std::sync::Arc<[u8]>>,
 }
 
 impl Default for ExecRequest {
@@ -102,6 +105,7 @@ impl Default for ExecRequest {
             prefix: None,
             split_stdout: false,
             interactive: false,
+            seed: None,
         }
     }
 }
@@ -291,13 +295,65 @@ impl fmt::Display for ReplaceReason {
     }
 }
 
+/// What a fresh shell started beside a busy long-lived one took of that shell's state (variables,
+/// functions, aliases, options), captured when it was last idle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Carry {
+    /// All of it, as it was when the busy shell's current command started.
+    All,
+    /// The state as it was `missing` calls before the busy shell's current command: what those
+    /// calls set is not there.
+    Stale {
+        /// Calls whose changes are missing.
+        missing: u64,
+    },
+    /// None of it (what every fresh shell reads, the user's snapshot, is there), and why.
+    Nothing {
+        /// Why the state could not be carried.
+        reason: String,
+    },
+}
+
+impl Carry {
+    /// What the model is told when the fresh shell lacks part of the state.
+    pub fn notice(&self) -> Option<String> {
+        const BUSY: &str = "Another call was using this session's shell, so this one ran in a new shell";
+        match self {
+            Carry::All => None,
+            Carry::Stale { missing } => Some(format!(
+                "[{BUSY} without what the last {} set there (variables, functions, aliases, options)]",
+                if *missing == 1 { "call".to_string() } else { format!("{missing} calls") }
+            )),
+            Carry::Nothing { reason } => {
+                Some(format!("[{BUSY} without the variables, functions and aliases earlier calls set: {reason}]"))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Carry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Carry::All => f.write_str("a fresh shell with its state ran it"),
+            Carry::Stale { missing } => {
+                write!(f, "a fresh shell with its state as of {missing} call(s) earlier ran it")
+            }
+            Carry::Nothing { reason } => write!(f, "a fresh shell without its state ran it ({reason})"),
+        }
+    }
+}
+
 /// Why a command ran in a one-shot shell rather than a long-lived one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OneShotReason {
     /// The executor keeps no shells ([`OneShotExecutor`]).
     NotPooled,
-    /// Another call is running in this key's shell; two commands never share one shell at once.
-    ShellBusy,
+    /// Another call is running in this key's shell; two commands never share one shell at once. The
+    /// fresh shell took what it could of that shell's state.
+    ShellBusy {
+        /// What of the busy shell's state the fresh one has.
+        carried: Carry,
+    },
     /// Every shell of the pool is running a command, and the pool is at its size limit.
     PoolFull,
     /// Only bash is driven as a long-lived shell.
@@ -317,7 +373,7 @@ impl fmt::Display for OneShotReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotPooled => f.write_str("one-shot executor"),
-            Self::ShellBusy => f.write_str("the session's shell is busy with another command"),
+            Self::ShellBusy { carried } => write!(f, "the session's shell is busy with another command; {carried}"),
             Self::PoolFull => f.write_str("every shell of the pool is busy"),
             Self::NotBash => f.write_str("only bash is kept as a long-lived shell"),
             Self::PoolShutDown => f.write_str("the shell pool is shut down"),

@@ -59,8 +59,9 @@ impl Executor for OneShotExecutor {
         let bash = is_bash(&req.shell);
         // Bash reads the snapshot through `BASH_ENV`, off the script's lines, so that its messages
         // number the command's lines from 1 as `bash -c` does; other shells get a sourcing line.
-        let bash_env = match (&req.snapshot, bash) {
-            (Some(snapshot), true) => {
+        // A carried state (see `ExecRequest::seed`) comes after the snapshot, the same way.
+        let bash_env = match (bash, req.snapshot.is_some() || req.seed.is_some()) {
+            (true, true) => {
                 let original = req
                     .env
                     .iter()
@@ -68,9 +69,12 @@ impl Executor for OneShotExecutor {
                     .find(|(k, _)| k == "BASH_ENV")
                     .map(|(_, v)| v.clone())
                     .or_else(|| std::env::var_os("BASH_ENV"));
+                let mut text = super::script::snapshot_bash_env(req.snapshot.as_deref(), original.as_deref());
+                if let Some(seed) = &req.seed {
+                    text.extend_from_slice(seed);
+                }
                 let mut file = MemFile::new("bashrt-bash-env").map_err(ExecError::Setup)?;
-                file.write(&super::script::snapshot_bash_env(snapshot, original.as_deref()))
-                    .map_err(ExecError::Setup)?;
+                file.write(&text).map_err(ExecError::Setup)?;
                 Some(file)
             }
             _ => None,

@@ -75,11 +75,14 @@ pub(crate) fn sourcing_snapshot<'a>(snapshot: Option<&std::path::Path>, script: 
 /// children do not source the snapshot. This keeps the snapshot off the script's lines: bash numbers
 /// the command's lines from 1, as under `bash -c`. A caller's own `BASH_ENV` is then read too, as bash
 /// would have.
-pub(crate) fn snapshot_bash_env(snapshot: &std::path::Path, original: Option<&std::ffi::OsStr>) -> Vec<u8> {
+pub(crate) fn snapshot_bash_env(snapshot: Option<&std::path::Path>, original: Option<&std::ffi::OsStr>) -> Vec<u8> {
     use std::os::unix::ffi::OsStrExt;
-    let mut out = b"\\. ".to_vec();
-    quote_into(&mut out, snapshot.as_os_str().as_bytes());
-    out.extend_from_slice(b" </dev/null >/dev/null 2>&1\n");
+    let mut out = Vec::new();
+    if let Some(snapshot) = snapshot {
+        out.extend_from_slice(b"\\. ");
+        quote_into(&mut out, snapshot.as_os_str().as_bytes());
+        out.extend_from_slice(b" </dev/null >/dev/null 2>&1\n");
+    }
     match original {
         Some(value) => {
             out.extend_from_slice(b"BASH_ENV=");

@@ -46,7 +46,7 @@ pub fn default_rules() -> Vec<Rule> {
         ),
         rule(
             "search-tool",
-            r"^(grep|rg|ripgrep|ag|ack)\s",
+            r"^(grep|egrep|fgrep|rg|ripgrep|ag|ack)\s",
             "grep",
             "Use the `grep` tool instead of grep/rg. It respects .gitignore and provides structured output.".to_owned(),
             search_forms(),
@@ -66,7 +66,34 @@ pub fn default_rules() -> Vec<Rule> {
                     Form { operands_first: true, values, ..form }
                 };
                 let fd_options = ["-g", "--glob", "-H", "--hidden", "-t f", "-t file", "--type=f", "--type=file"];
-                vec![find("-name NAME"), find("-type f"), form(&["fd"], &fd_options, &["-g|--glob"], &["ANY", "PATH?"])]
+                // `fd -e txt` (every `.txt` file: `**/*.txt`), alone or with `.` (match all) and a path.
+                let fd_extension = {
+                    let options = ["-e EXT", "--extension=EXT", "-H", "--hidden", "-t f", "-t file", "--type=f"];
+                    let form = form(&["fd"], &options, &["-e EXT|--extension=EXT"], &["DOT?"]);
+                    let values = [("EXT".to_owned(), "[A-Za-z0-9_]+".to_owned()), ("DOT".to_owned(), r"\.".to_owned())];
+                    Form { values: values.into(), ..form }
+                };
+                let fd_extension_in = {
+                    let options = ["-e EXT", "--extension=EXT", "-H", "--hidden", "-t f", "-t file", "--type=f"];
+                    let form = form(&["fd"], &options, &["-e EXT|--extension=EXT"], &["DOT", "PATH"]);
+                    let values = [("EXT".to_owned(), "[A-Za-z0-9_]+".to_owned()), ("DOT".to_owned(), r"\.".to_owned())];
+                    Form { values: values.into(), ..form }
+                };
+                // `find [PATH] -name A -o -name B …`: one glob with alternatives. Only this order: with
+                // `-type` or `-print` the `-o` binds otherwise (`-name A -o -name B -print` prints B alone).
+                let find_any_of = Form {
+                    command: words(&["find"]),
+                    args: Some(r"([^-\s]\S*\s)?-name [^/\s]+( -o -name [^/\s]+)+".to_owned()),
+                    ..Form::default()
+                };
+                vec![
+                    find("-name NAME"),
+                    find("-type f"),
+                    find_any_of,
+                    form(&["fd"], &fd_options, &["-g|--glob"], &["ANY", "PATH?"]),
+                    fd_extension,
+                    fd_extension_in,
+                ]
             },
         ),
         rule(
@@ -93,6 +120,14 @@ pub fn default_rules() -> Vec<Rule> {
             vec![form(&["perl"], &["-p", "-i[]", "-e SUBST"], &["-p", "-i[]", "-e SUBST"], &["PATH"])],
         ),
         rule(
+            "directory-lister",
+            r"^ls(\s|$)",
+            "ls",
+            "Use the `ls` tool instead of ls. It lists a directory, marking which entries are directories.".to_owned(),
+            // The names in one directory; `-l`, `-R`, sorting and colour options are more than that.
+            vec![form(&["ls"], &["-1", "-p", "-F"], &[], &["PATH?"])],
+        ),
+        rule(
             "redirect-write",
             r"^(echo|printf|cat)\s",
             "write",
@@ -106,6 +141,9 @@ pub fn default_rules() -> Vec<Rule> {
         ),
     ]
 }
+
+/// grep and its old names (`egrep` is `grep -E`, `fgrep` is `grep -F`).
+const GREPS: [&str; 3] = ["grep", "egrep", "fgrep"];
 
 /// grep, rg, ag and ack with the options the grep tool has: a pattern (regex or literal, any case,
 /// whole words), a path, one glob, context lines. Its output always has file names and line numbers,
@@ -159,13 +197,14 @@ fn search_forms() -> Vec<Form> {
     ];
     let ag_options = ["-i", "--ignore-case", "-w", "--word-regexp", "-Q", "--literal"];
     vec![
-        // Without a path, grep reads stdin unless it recurses.
-        form(&["grep"], &grep_options, &[RECURSIVE], &["ANY", "PATH*"]),
-        form(&["grep"], &grep_options, &[], &["ANY", "PATH+"]),
-        form(&["grep"], &with_e(&grep_options), &[RECURSIVE, "-e ANY|--regexp=ANY"], &["PATH*"]),
-        form(&["grep"], &with_e(&grep_options), &["-e ANY|--regexp=ANY"], &["PATH+"]),
-        form(&["rg", "ripgrep"], &rg_options, &[], &["ANY", "PATH*"]),
-        form(&["rg", "ripgrep"], &with_e(&rg_options), &["-e ANY|--regexp=ANY"], &["PATH*"]),
-        form(&["ag", "ack"], &ag_options, &[], &["ANY", "PATH*"]),
+        // Without a path, grep reads stdin unless it recurses. The grep tool searches one path: a
+        // search of several files at once is not one call of it.
+        form(&GREPS, &grep_options, &[RECURSIVE], &["ANY", "PATH?"]),
+        form(&GREPS, &grep_options, &[], &["ANY", "PATH"]),
+        form(&GREPS, &with_e(&grep_options), &[RECURSIVE, "-e ANY|--regexp=ANY"], &["PATH?"]),
+        form(&GREPS, &with_e(&grep_options), &["-e ANY|--regexp=ANY"], &["PATH"]),
+        form(&["rg", "ripgrep"], &rg_options, &[], &["ANY", "PATH?"]),
+        form(&["rg", "ripgrep"], &with_e(&rg_options), &["-e ANY|--regexp=ANY"], &["PATH?"]),
+        form(&["ag", "ack"], &ag_options, &[], &["ANY", "PATH?"]),
     ]
 }

@@ -34,6 +34,11 @@ pub struct Form {
     /// Operands must all come before the first option (find's starting points).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub operands_first: bool,
+    /// Instead of `options`, `require` and `operands`: a regex the arguments must match as a whole,
+    /// joined by single spaces (each one static text without blanks). For shapes whose meaning
+    /// depends on the order of their words (find's `-name A -o -name B`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<String>,
     /// Value classes of this form: a name (capital letters) and a regex the whole unquoted word must
     /// match.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -87,6 +92,10 @@ pub enum FormError {
     UnknownRequired(String),
     #[error("only the last operand may end in `?`, `*` or `+` (`{0}`)")]
     MisplacedQuantifier(String),
+    #[error("`args` replaces `options`, `require` and `operands`: give one or the other")]
+    ArgsWithOptions,
+    #[error("`args`: {0}")]
+    BadArgs(String),
 }
 
 /// A simple command as a form sees it: the words after quote removal, and its redirections.
@@ -124,6 +133,8 @@ pub(crate) struct CompiledForm {
     /// How many times the last operand class may repeat.
     last: Repeat,
     operands_first: bool,
+    /// The arguments' regex (anchored), when the form gives one.
+    args: Option<Regex>,
     stdin: Stdin,
     stdout: Stdout,
 }
@@ -210,9 +221,9 @@ const REGEX_META: &[char] = &['\\', '.', '*', '[', ']', '^', '$', '+', '?', '(',
 /// Characters that make a replacement more than literal text (`&` and `\1` in sed, `$x` in perl).
 const REPLACEMENT_META: &[char] = &['\\', '&', '$', '@', '\n'];
 
-/// One `s/OLD/NEW/` (delimiter `/`, `|`, `#`, `,`, `:` or `!`) with no flags, whose OLD and NEW are
-/// literal text in sed and in perl: what one exact-text edit does. `s/a/b/g`, regexes, `&`, `\1` and
-/// `$1` are more than that.
+/// One `s/OLD/NEW/g` (delimiter `/`, `|`, `#`, `,`, `:` or `!`), whose OLD and NEW are literal text
+/// in sed and in perl: what an exact-text edit that replaces every occurrence does. Without `g` it
+/// is not that (the first match on every line), nor with regexes, `&`, `\1` or `$1`.
 fn is_literal_substitution(value: &str) -> bool {
     let Some(rest) = value.strip_prefix('s') else { return false };
     let Some(delimiter) = rest.chars().next().filter(|c| matches!(c, '/' | '|' | '#' | ',' | ':' | '!')) else {
@@ -220,7 +231,7 @@ fn is_literal_substitution(value: &str) -> bool {
     };
     let mut parts = rest[1..].split(delimiter);
     match (parts.next(), parts.next(), parts.next(), parts.next()) {
-        (Some(old), Some(new), Some(""), None) => {
+        (Some(old), Some(new), Some("g"), None) => {
             !old.is_empty() && !old.contains(REGEX_META) && !new.contains(REPLACEMENT_META)
         }
         _ => false,
@@ -324,6 +335,16 @@ impl CompiledForm {
             operands.push(class(token, &form.values)?);
             last = repeat;
         }
+        let args = match &form.args {
+            None => None,
+            Some(_) if !(form.options.is_empty() && form.require.is_empty() && form.operands.is_empty()) => {
+                return Err(FormError::ArgsWithOptions)
+            }
+            Some(pattern) => Some(
+                Regex::new(&format!("^(?:{pattern})$"))
+                    .map_err(|e| FormError::BadArgs(e.to_string().lines().last().unwrap_or("").trim().to_string()))?,
+            ),
+        };
         Ok(CompiledForm {
             commands: form.command.clone(),
             options,
@@ -331,6 +352,7 @@ impl CompiledForm {
             operands,
             last,
             operands_first: form.operands_first,
+            args,
             stdin: form.stdin,
             stdout: form.stdout,
         })
@@ -345,6 +367,14 @@ impl CompiledForm {
         }
         if !self.redirections_fit(&invocation.redirects) {
             return false;
+        }
+        if let Some(args) = &self.args {
+            let words: Option<Vec<&str>> = invocation
+                .args
+                .iter()
+                .map(|arg| arg.as_deref().filter(|word| !word.is_empty() && !word.contains(char::is_whitespace)))
+                .collect();
+            return words.is_some_and(|words| args.is_match(&words.join(" ")));
         }
         let mut seen = vec![0usize; self.options.len()];
         let mut operands = Vec::new();
@@ -556,13 +586,24 @@ mod tests {
     }
 
     #[test]
-    fn a_literal_substitution_is_one_s_command_of_plain_text() {
-        for good in ["s/a/b/", "s|old name|new name|", "s#a/b#c/d#", "s/foo//", "s,x,y,"] {
+    fn a_literal_substitution_is_one_global_s_command_of_plain_text() {
+        for good in ["s/a/b/g", "s|old name|new name|g", "s#a/b#c/d#g", "s/foo//g", "s,x,y,g"] {
             assert!(is_literal_substitution(good), "{good}");
         }
-        for bad in
-            ["s/a/b/g", "s/a/b", "s/a.b/c/", "s/a/&x/", "s/a/\\1/", "s/a/$1/", "s//b/", "y/a/b/", "s;a;b;", "s/a/b/;d"]
-        {
+        // Without `g`, sed changes the first match on every line: no single edit does that.
+        for bad in [
+            "s/a/b/",
+            "s/a/b/gi",
+            "s/a/b",
+            "s/a.b/c/g",
+            "s/a/&x/g",
+            "s/a/\\1/g",
+            "s/a/$1/g",
+            "s//b/g",
+            "y/a/b/",
+            "s;a;b;g",
+            "s/a/b/g;d",
+        ] {
             assert!(!is_literal_substitution(bad), "{bad}");
         }
     }

@@ -37,13 +37,16 @@ pub(crate) struct Closed;
 /// A permit to spawn a process marked with `key` (`<key>` or `<key>.<n>`); `None` for an unmarked one.
 pub(crate) fn permit(key: Option<&OsStr>) -> Result<Permit, Closed> {
     let shared = GATE.read().unwrap_or_else(PoisonError::into_inner);
-    if let Some(key) = key {
-        let closed = CLOSED.lock().unwrap_or_else(PoisonError::into_inner);
-        if closed.iter().any(|k| crate::reaper::marked_by(key.as_bytes(), k.as_bytes())) {
-            return Err(Closed);
-        }
+    if key.is_some_and(is_closed) {
+        return Err(Closed);
     }
     Ok(Permit { _shared: shared })
+}
+
+/// Whether `key` (`<key>` or `<key>.<n>`) was closed for good: its runtime is ending.
+pub(crate) fn is_closed(key: &OsStr) -> bool {
+    let closed = CLOSED.lock().unwrap_or_else(PoisonError::into_inner);
+    closed.iter().any(|k| crate::reaper::marked_by(key.as_bytes(), k.as_bytes()))
 }
 
 /// Waits for the spawns under way to finish and keeps new ones waiting while the result lives; with

@@ -3,6 +3,7 @@
 //! The pool is an [`Executor`](crate::exec::Executor) like the one-shot executor; the protocol that
 //! drives one shell and the snapshot of the user's interactive shell live here too.
 
+mod carry;
 mod messages;
 mod persistent;
 mod pool;

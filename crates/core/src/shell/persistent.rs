@@ -357,6 +357,11 @@ impl PersistentShell {
         }
     }
 
+    /// The two characters that name this shell's runner variables ([`protocol::runner_tag`]).
+    pub(crate) fn runner_tag(&self) -> String {
+        protocol::runner_tag(self.nonce)
+    }
+
     pub(crate) fn kill_handle(&self) -> Option<KillHandle> {
         self.killer.clone()
     }

@@ -6,8 +6,10 @@
 //! Policies:
 //! - **Busy.** A shell runs one command at a time. A call whose key's shell is running another command
 //!   does not wait (one stuck command would block every later call of its session): it runs in a
-//!   fresh one-shot shell, [`OneShotReason::ShellBusy`], which sources the snapshot but sees none of the
-//!   state earlier calls left, and whose `cd` does not carry over.
+//!   fresh one-shot shell, [`OneShotReason::ShellBusy`], which takes on the state the busy shell had
+//!   when last captured (variables, functions, aliases, options: see [`super::carry`]) and says
+//!   what it lacks ([`Carry`]); what it changes, its `cd` included, does not carry back. A tool
+//!   call's shell is captured by the first call after a pause, before its command runs.
 //! - **Bounded.** At most `max_shells` shells. Starting one more evicts the least recently used idle
 //!   shell; when all are busy the call runs one-shot ([`OneShotReason::PoolFull`]). Shells idle for
 //!   `idle_timeout` are evicted on the next call (no timer thread). Evicting kills the shell but
@@ -28,17 +30,19 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::carry::{self, Carried};
 use super::persistent::{Call, CallResult, KillHandle, PersistentShell, ShellSpec, StartError};
 use super::pool_thread::PoolThread;
 use crate::cancel::CancelToken;
 use crate::env::Vars;
 use crate::exec::{
-    CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
+    Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
     ReplaceReason, ShellEvent,
 };
+use crate::outcome::Outcome;
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::tree;
 
@@ -49,13 +53,17 @@ pub struct PoolConfig {
     pub max_shells: usize,
     /// An idle shell unused this long is evicted on the next call to the pool.
     pub idle_timeout: Duration,
+    /// A tool call that finds its shell idle at least this long captures the shell's state before
+    /// its command, for calls that will run beside it ([`crate::exec::Carry`]).
+    pub capture_after_idle: Duration,
 }
 
 impl Default for PoolConfig {
     /// 8 shells (each is ~3 MiB of bash), 10 minutes: an agent's burst of calls stays warm, an
-    /// abandoned session does not hold processes for the rest of the day.
+    /// abandoned session does not hold processes for the rest of the day. A capture after half a
+    /// second: a model's pause between turns is longer, calls sent back to back are quicker.
     fn default() -> Self {
-        Self { max_shells: 8, idle_timeout: Duration::from_secs(600) }
+        Self { max_shells: 8, idle_timeout: Duration::from_secs(600), capture_after_idle: carry::CAPTURE_AFTER_IDLE }
     }
 }
 
@@ -153,6 +161,8 @@ impl Hash for SlotKey {
 pub struct ShellPool {
     config: PoolConfig,
     state: Mutex<State>,
+    /// Signalled when a slot's capture ends: calls that found its shell busy wait for it.
+    captured: Condvar,
 }
 
 #[derive(Default)]
@@ -172,6 +182,12 @@ struct Slot {
     /// Why the last shell of this key went away; told by the call that starts the next one.
     gone: Option<ReplaceReason>,
     last_used: Instant,
+    /// Calls the current shell has run.
+    generation: u64,
+    /// Its state as last captured, for a call that finds it busy.
+    carried: Option<Carried>,
+    /// A call is capturing its state before its command: a call beside it waits for the capture.
+    capturing: bool,
 }
 
 enum Occupant {
@@ -188,10 +204,14 @@ enum Checkout {
         gone: Option<ReplaceReason>,
         session_cwd: Option<PathBuf>,
         thread: Arc<PoolThread>,
+        /// Capture the shell's state before the command (see [`carry::CAPTURE_AFTER_IDLE`]).
+        capture: bool,
     },
     OneShot {
         reason: OneShotReason,
         session_cwd: Option<PathBuf>,
+        /// The busy shell's state, for the fresh shell to take on.
+        seed: Option<Arc<[u8]>>,
     },
 }
 
@@ -201,7 +221,7 @@ const VACANT_SLOTS_PER_SHELL: usize = 8;
 impl ShellPool {
     /// An empty pool: shells start with the first call of their key.
     pub fn new(config: PoolConfig) -> Self {
-        Self { config, state: Mutex::new(State::default()) }
+        Self { config, state: Mutex::new(State::default()), captured: Condvar::new() }
     }
 
     /// Live shells, busy or idle.
@@ -233,8 +253,12 @@ impl ShellPool {
                     Occupant::Vacant => {}
                 }
             }
+            for slot in state.slots.values_mut() {
+                slot.capturing = false;
+            }
             (idle, busy, std::mem::take(&mut state.orphans), state.thread.take())
         };
+        self.captured.notify_all();
         for handle in busy {
             handle.kill();
         }
@@ -265,7 +289,17 @@ impl ShellPool {
         let mut state = self.lock();
         let session_cwd = state.slots.get(key).and_then(|s| s.session_cwd.clone());
         if state.shut_down {
-            return (Checkout::OneShot { reason: OneShotReason::PoolShutDown, session_cwd }, Vec::new());
+            return (Checkout::OneShot { reason: OneShotReason::PoolShutDown, session_cwd, seed: None }, Vec::new());
+        }
+        if state.slots.get(key).is_some_and(|s| s.capturing) {
+            // A call that starts a batch is capturing the shell's state: the calls beside it wait the
+            // few milliseconds that takes, to carry the state as it is now.
+            let capturing = |state: &mut State| state.slots.get(key).is_some_and(|s| s.capturing);
+            state = self
+                .captured
+                .wait_timeout_while(state, carry::CAPTURE_TIMEOUT, capturing)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
         }
         let now = Instant::now();
         let mut evicted = Vec::new();
@@ -281,23 +315,36 @@ impl ShellPool {
                 Ok(thread) => Arc::clone(state.thread.insert(Arc::new(thread))),
                 Err(error) => {
                     let reason = OneShotReason::StartFailed { error: format!("no pool thread: {error}") };
-                    return (Checkout::OneShot { reason, session_cwd }, evicted);
+                    return (Checkout::OneShot { reason, session_cwd, seed: None }, evicted);
                 }
             },
         };
         let live = state.slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count();
+        let idle_since = state.slots.get(key).map(|s| s.last_used);
         let slot = touch_slot(&mut state.slots, key, now);
         let checkout = match std::mem::replace(&mut slot.occupant, Occupant::Busy(None)) {
             Occupant::Busy(handle) => {
                 slot.occupant = Occupant::Busy(handle);
-                return (Checkout::OneShot { reason: OneShotReason::ShellBusy, session_cwd }, evicted);
+                let (carried, seed) = slot.carry();
+                let reason = OneShotReason::ShellBusy { carried };
+                return (Checkout::OneShot { reason, session_cwd, seed }, evicted);
             }
             Occupant::Idle(shell) => {
                 slot.occupant = Occupant::Busy(shell.kill_handle());
-                Checkout::Shell { shell: Some(shell), gone: None, session_cwd: session_cwd.clone(), thread }
+                // Tool calls only: a session's commands come one after another, never beside each other.
+                let paused =
+                    idle_since.is_some_and(|t| now.saturating_duration_since(t) >= self.config.capture_after_idle);
+                let behind = slot.carried.as_ref().is_none_or(|c| c.generation < slot.generation);
+                let capture = key.key.session.is_none() && paused && behind;
+                slot.capturing = capture;
+                Checkout::Shell { shell: Some(shell), gone: None, session_cwd: session_cwd.clone(), thread, capture }
             }
             Occupant::Vacant => {
-                Checkout::Shell { shell: None, gone: slot.gone.take(), session_cwd: session_cwd.clone(), thread }
+                // A new shell has nothing to carry but what every fresh shell reads.
+                slot.generation = 0;
+                slot.carried = Some(Carried::fresh());
+                let gone = slot.gone.take();
+                Checkout::Shell { shell: None, gone, session_cwd: session_cwd.clone(), thread, capture: false }
             }
         };
         if matches!(checkout, Checkout::Shell { shell: None, .. }) && live >= self.config.max_shells {
@@ -317,7 +364,7 @@ impl ShellPool {
                         slot.occupant = Occupant::Vacant;
                         slot.gone = gone;
                     }
-                    return (Checkout::OneShot { reason: OneShotReason::PoolFull, session_cwd }, evicted);
+                    return (Checkout::OneShot { reason: OneShotReason::PoolFull, session_cwd, seed: None }, evicted);
                 }
             }
         }
@@ -354,10 +401,14 @@ impl ShellPool {
             slot.session_cwd = cwd;
         }
         match shell {
-            Some(shell) => slot.occupant = Occupant::Idle(shell),
+            Some(shell) => {
+                slot.occupant = Occupant::Idle(shell);
+                slot.generation += 1;
+            }
             None => {
                 slot.occupant = Occupant::Vacant;
                 slot.gone = gone;
+                slot.carried = None;
             }
         }
     }
@@ -373,10 +424,14 @@ impl ShellPool {
         add_orphans(&mut state.orphans, orphans);
         if let Some(slot) = state.slots.get_mut(key) {
             slot.occupant = Occupant::Vacant;
+            slot.carried = None;
+            slot.capturing = false;
             if gone.is_some() {
                 slot.gone = gone;
             }
         }
+        drop(state);
+        self.captured.notify_all();
     }
 
     fn set_kill_handle(&self, key: &SlotKey, handle: Option<KillHandle>) {
@@ -396,12 +451,44 @@ impl ShellPool {
         }
     }
 
+    /// Captures the state of `shell` ([`super::carry`]) into its slot. Returns why the shell must
+    /// be replaced, when the capture broke it.
+    fn capture(&self, call: &mut PooledCall<'_>, shell: &mut PersistentShell) -> Option<ReplaceReason> {
+        let script = carry::capture_script(&shell.runner_tag());
+        let step = Call { script: script.as_bytes(), cd: None, kill_grace: call.req.kill_grace, split_stdout: true };
+        let limit = Instant::now() + carry::CAPTURE_TIMEOUT;
+        let deadline = Some(call.deadline.map_or(limit, |d| d.min(limit)));
+        let mut collect = carry::Collect::default();
+        let (state, retire) = match shell.run(&step, &mut collect, call.cancel, deadline, &call.thread) {
+            Ok(report) => {
+                let state = match report.result {
+                    CallResult::Ran { outcome: Outcome::Exited { code: 0 }, .. } => {
+                        carry::restore_script(&collect.stdout)
+                    }
+                    CallResult::Ran { outcome, .. } => Err(format!("capturing its state ended as {outcome:?}")),
+                    CallResult::CwdFailed | CallResult::NotStarted => Err("its state could not be captured".into()),
+                };
+                (state, report.retire)
+            }
+            Err(error) => (Err(format!("capturing its state failed: {error}")), Some(ReplaceReason::CallFailed)),
+        };
+        let mut pool = self.lock();
+        if let Some(slot) = pool.slots.get_mut(&call.lease.key) {
+            slot.carried = Some(Carried { generation: slot.generation, state });
+            slot.capturing = false;
+        }
+        drop(pool);
+        self.captured.notify_all();
+        retire
+    }
+
     fn run_pooled(
         &self,
         call: &mut PooledCall<'_>,
         shell: Option<Box<PersistentShell>>,
         gone: Option<ReplaceReason>,
         session_cwd: Option<PathBuf>,
+        capture: bool,
     ) -> Result<Execution, ExecError> {
         let req = call.req;
         let persist = req.cwd_mode == CwdMode::Persist;
@@ -419,6 +506,18 @@ impl ShellPool {
                 }
             }
         };
+        if capture {
+            if let Some(reason) = self.capture(call, &mut shell) {
+                // The capture broke the shell (a command left it unable to run one): the call gets a
+                // fresh one, as when a shell cannot run the command.
+                add_orphans(&mut self.lock().orphans, shell.retire());
+                event = ShellEvent::Replaced { reason: reason.clone() };
+                match self.start(call, Some(reason))? {
+                    Started::Shell(fresh) => shell = fresh,
+                    Started::Done(execution) => return Ok(execution.with(event, call.started)),
+                }
+            }
+        }
         let mut replaced = false;
         loop {
             // A `cd` costs a round trip of its own: only when the shell is not in the directory yet.
@@ -550,15 +649,21 @@ impl Executor for ShellPool {
             add_orphans(&mut self.lock().orphans, orphans);
         }
         match checkout {
-            Checkout::Shell { shell, gone, session_cwd, thread } => {
+            Checkout::Shell { shell, gone, session_cwd, thread, capture } => {
                 let lease = Lease { pool: self, key, open: true };
                 let deadline = started.checked_add(req.timeout);
                 let mut call = PooledCall { req, out, cancel, thread, started, deadline, lease };
-                self.run_pooled(&mut call, shell, gone, session_cwd)
+                self.run_pooled(&mut call, shell, gone, session_cwd, capture)
             }
-            Checkout::OneShot { reason, session_cwd } => {
+            Checkout::OneShot { reason, session_cwd, seed } => {
                 let cwd = session_cwd.filter(|_| req.cwd_mode == CwdMode::Persist);
-                one_shot(req, cwd, reason, out, cancel)
+                match seed {
+                    Some(seed) => {
+                        let seeded = ExecRequest { seed: Some(seed), ..req.clone() };
+                        one_shot(&seeded, cwd, reason, out, cancel)
+                    }
+                    None => one_shot(req, cwd, reason, out, cancel),
+                }
             }
         }
     }
@@ -603,6 +708,22 @@ impl Drop for Lease<'_> {
 }
 
 impl Slot {
+    /// What a call beside the busy shell gets of its state, and the script that recreates it.
+    fn carry(&self) -> (Carry, Option<Arc<[u8]>>) {
+        match &self.carried {
+            // The shell is still starting: it has no state of its own yet.
+            None => (Carry::All, None),
+            Some(Carried { state: Err(reason), .. }) => (Carry::Nothing { reason: reason.clone() }, None),
+            Some(Carried { generation, state: Ok(script) }) => {
+                let seed = (!script.is_empty()).then(|| Arc::clone(script));
+                match self.generation.saturating_sub(*generation) {
+                    0 => (Carry::All, seed),
+                    missing => (Carry::Stale { missing }, seed),
+                }
+            }
+        }
+    }
+
     fn evict(&mut self) -> Option<Box<PersistentShell>> {
         match std::mem::replace(&mut self.occupant, Occupant::Vacant) {
             Occupant::Idle(shell) => {
@@ -666,6 +787,9 @@ fn touch_slot<'a>(slots: &'a mut HashMap<Arc<SlotKey>, Slot>, key: &Arc<SlotKey>
         session_cwd: None,
         gone: None,
         last_used: now,
+        generation: 0,
+        carried: None,
+        capturing: false,
     });
     slot.last_used = now;
     slot

@@ -28,6 +28,7 @@ use crate::cancel::CancelToken;
 use crate::exec::{ExecRequest, Executor, Flow, OneShotExecutor, OutputConsumer};
 use crate::outcome::Outcome;
 use crate::private_dir;
+use crate::process::spawn_gate;
 
 /// How long capturing may take before we give up and run without a snapshot.
 pub const CAPTURE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -45,8 +46,15 @@ pub const COMMON_TOOLS: &[&str] = &[
 pub const RUNNER_BUILTINS: &[&str] = &["builtin", "command"];
 
 /// The only `shopt` options a snapshot sets, when the user's interactive shell has them on: the user's
-/// functions may need them to parse. `expand_aliases` is always set last (aliases are the point).
-pub const CARRIED_OPTIONS: &[&str] = &["extglob"];
+/// functions may need them to parse (`extglob`), and a command written for plain bash means the same
+/// with them (`globstar` only adds `**` matching subdirectories, which a user who turned it on
+/// expects in their commands). `expand_aliases` is always set last (aliases are the point).
+///
+/// Deliberately not carried, because they change what a command written for plain bash means:
+/// `nullglob` and `failglob` (an unmatched glob stays a word under bash's defaults), `dotglob` and
+/// `nocaseglob` (which files a glob names), `nocasematch`, `lastpipe` and `inherit_errexit` (how a
+/// script's tests, pipelines and `set -e` behave), and history expansion (`!` in a quoted string).
+pub const CARRIED_OPTIONS: &[&str] = &["extglob", "globstar"];
 
 /// Why no snapshot could be made. The call then runs without one.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +77,19 @@ pub enum SnapshotError {
     /// An earlier process failed to capture with the same inputs less than [`REUSE_FOR`] ago.
     #[error("{0} (an earlier capture; tried again when an rc file changes or after 10 minutes)")]
     FailedBefore(String),
+    /// The capture was cut short from outside: its shell was killed by a signal (the runtime ending
+    /// while it ran, say) or the runtime was shutting down. Not a verdict on the rc files, so no
+    /// later process takes it for one.
+    #[error("the capture was interrupted ({0})")]
+    Interrupted(String),
+}
+
+impl SnapshotError {
+    /// Whether the error says something about the user's rc files, which later processes with the
+    /// same inputs would meet too (so it is remembered on disk for [`REUSE_FOR`]).
+    fn is_verdict(&self) -> bool {
+        !matches!(self, SnapshotError::Interrupted(_) | SnapshotError::FailedBefore(_))
+    }
 }
 
 /// A snapshot file younger than this, and newer than the user's rc files, is reused by later processes
@@ -183,15 +204,25 @@ pub fn capture(
         (OsString::from("HISTFILE"), OsString::from("/dev/null")),
         (OsString::from(NAMES_VAR), names.path().as_os_str().to_owned()),
     ];
-    env.extend(marker);
+    env.extend(marker.clone());
     request.env = env.into();
     let mut collect = StdoutOnly::default();
-    let execution =
-        OneShotExecutor.execute(&request, &mut collect, &cancel).map_err(|e| SnapshotError::Failed(e.to_string()))?;
+    let closing = || marker.as_ref().is_some_and(|(_, token)| spawn_gate::is_closed(token));
+    let execution = OneShotExecutor.execute(&request, &mut collect, &cancel).map_err(|e| {
+        if closing() {
+            SnapshotError::Interrupted(e.to_string())
+        } else {
+            SnapshotError::Failed(e.to_string())
+        }
+    })?;
     match execution.outcome {
         Outcome::Exited { .. } => {}
         Outcome::TimedOut => return Err(SnapshotError::TimedOut(timeout)),
-        other => return Err(SnapshotError::Failed(format!("capture ended with {other:?}"))),
+        Outcome::Signalled { signal } => {
+            return Err(SnapshotError::Interrupted(format!("killed by {}", crate::outcome::signal_name(signal))))
+        }
+        Outcome::Cancelled => return Err(SnapshotError::Interrupted("cancelled".into())),
+        Outcome::Error => return Err(SnapshotError::Failed("the capture ended without an exit status".into())),
     }
     drop(names);
     let items = parse_records(&collect.raw);
@@ -462,6 +493,15 @@ impl SnapshotCache {
         self.get_or_create(shell, &home, marker).ok().map(|s| s.path.clone())
     }
 
+    /// Why `shell` runs without a snapshot, when a capture was tried and failed (nothing while one
+    /// runs, or when none was tried).
+    pub(crate) fn problem(&self, shell: &Path) -> Option<Arc<SnapshotError>> {
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)?;
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = entries.get(&(shell.to_path_buf(), home))?;
+        slot.get()?.as_ref().err().cloned()
+    }
+
     fn get_or_create(&self, shell: &Path, home: &Path, marker: impl FnOnce() -> (OsString, OsString)) -> Cached {
         let dir = self.dir.as_ref().ok_or_else(|| Arc::new(SnapshotError::Failed("no private directory".into())))?;
         let slot = self
@@ -502,7 +542,9 @@ impl SnapshotCache {
                 }
                 Err(e) => {
                     tracing::warn!("running without a shell snapshot: {e}");
-                    let _ = write_file(&failed, e.to_string().as_bytes());
+                    if e.is_verdict() {
+                        let _ = write_file(&failed, e.to_string().as_bytes());
+                    }
                 }
             }
             result

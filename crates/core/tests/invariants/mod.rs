@@ -207,7 +207,7 @@ pub fn sink(stream: &[u8], cuts: &[usize], case: SinkCase) {
         Box::new(Capped { inner, cap: artifact_cap }) as Box<dyn ArtifactAllocator>
     });
     let signatures = scan.then(SignatureSet::defaults);
-    let config = SinkConfig { max_bytes, head_lines, signatures };
+    let config = SinkConfig { max_bytes, head_lines, signatures, smallest_view: None };
     let mut sink = OutputSink::new(config.clone(), allocator);
     let mut seen = 0;
     for chunk in split_at(stream, cuts) {

@@ -1,0 +1,390 @@
+//! Reading a model's tool-call arguments: tolerant of form, strict of meaning.
+//!
+//! Models and their clients send what other agents' shell tools take: numbers as strings
+//! (`"timeout": "30"`), a Claude-style timeout in milliseconds (`120000`), Codex's `workdir` and
+//! `timeout_ms`, Gemini's `dir_path`, extra fields a client adds to every tool (`wait_for_previous`),
+//! a `description`. A refused call costs the model a turn and teaches it nothing, so every form
+//! whose meaning is certain is read, and every reading that changes a value is said in the result:
+//!
+//! - unknown arguments are ignored (JSON Schema's default) and named in `details.ignoredArguments`;
+//!   those that might have been meant to change what runs (`env`, say) are also named in a notice;
+//! - a number may come as a JSON number or a string holding one (`"30"`, `"30s"`, `"120000ms"`);
+//! - `timeout` is in seconds; a value that can only be milliseconds (above the maximum and a whole
+//!   number of seconds in milliseconds, like `120000`) is read as milliseconds, with a notice;
+//! - a command given as an argument vector (`["bash", "-lc", "make"]`) runs as that command;
+//! - a request bashrt cannot honour (`run_in_background: true`) is refused with what to do instead,
+//!   never run as something else.
+
+use serde_json::{Map, Value};
+
+use crate::tool::BashParams;
+use crate::validate::MAX_TIMEOUT_SECS;
+
+/// What reading the arguments changed or left out; the result says so (see the module docs).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ArgumentNotes {
+    /// The `timeout` as given, when it was read as milliseconds because it could not be seconds.
+    pub timeout_read_as_ms: Option<f64>,
+    /// Arguments ignored, by name in sorted order.
+    pub ignored: Vec<String>,
+}
+
+impl ArgumentNotes {
+    /// The notices these notes make, in the order the result shows them.
+    pub fn notices(&self) -> Vec<String> {
+        self.timeout_read_as_ms.map(timeout_notice).into_iter().chain(ignored_notice(&self.ignored)).collect()
+    }
+}
+
+/// `[Timeout 120000 read as milliseconds (120s): timeout is in seconds]`.
+pub(crate) fn timeout_notice(given: f64) -> String {
+    format!(
+        "[Timeout {} read as milliseconds ({}s): timeout is in seconds]",
+        number_text(given),
+        number_text(given / 1000.0)
+    )
+}
+
+/// `[Ignored unknown argument: `env`]`, for the ignored arguments a model may have meant to change
+/// what runs: every one except those that only describe the call (`description`) or steer the client
+/// (`wait_for_previous`).
+pub(crate) fn ignored_notice(ignored: &[String]) -> Option<String> {
+    let worth: Vec<String> =
+        ignored.iter().filter(|name| !QUIETLY_IGNORED.contains(&name.as_str())).map(|n| format!("`{n}`")).collect();
+    let s = if worth.len() == 1 { "" } else { "s" };
+    (!worth.is_empty()).then(|| format!("[Ignored unknown argument{s}: {}]", worth.join(", ")))
+}
+
+/// Arguments that only describe the call or steer the client, ignored without a notice.
+const QUIETLY_IGNORED: &[&str] = &["description", "wait_for_previous", "explanation", "reason", "summary"];
+
+/// Other names for `cwd`, as other agents' shell tools call it (Codex, Gemini CLI).
+const CWD_ALIASES: &[&str] = &["workdir", "dir_path", "directory", "working_directory"];
+
+/// Other names for `timeout` in milliseconds.
+const TIMEOUT_MS_ALIASES: &[&str] = &["timeout_ms", "timeoutMs"];
+
+/// Other names for `timeout` in seconds.
+const TIMEOUT_SECS_ALIASES: &[&str] = &["timeout_secs", "timeout_seconds", "timeoutSecs"];
+
+/// Requests to leave the command running after the call returns.
+const BACKGROUND_FLAGS: &[&str] = &["run_in_background", "background", "is_background"];
+
+/// Why arguments could not be read. The text is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArgumentError {
+    /// The arguments are not a JSON object.
+    #[error("Invalid arguments for tool bash: expected an object with a `command`, got {0}")]
+    NotAnObject(&'static str),
+    /// No `command`.
+    #[error("Invalid arguments for tool bash: `command` is required (the command to run)")]
+    MissingCommand,
+    /// An argument of the wrong kind.
+    #[error("Invalid arguments for tool bash: `{name}` must be {expected}, got {got}")]
+    WrongType {
+        /// The argument.
+        name: String,
+        /// What it must be.
+        expected: &'static str,
+        /// What came, shortened.
+        got: String,
+    },
+    /// A request bashrt cannot honour; the text says what to do instead.
+    #[error(
+        "Not run: `{0}` is not supported: a call runs until its command ends or its timeout passes. To leave \
+a process running (a server, a watcher), end the command with `&` and send its output to a file, e.g. \
+`npm run dev > /tmp/dev.log 2>&1 &`, then read the file in later calls."
+    )]
+    Background(String),
+}
+
+/// Reads the `bash` tool's arguments as a model sent them (see the module docs).
+pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
+    let map = match arguments {
+        Value::Object(map) => map,
+        Value::Null => return Err(ArgumentError::MissingCommand),
+        other => return Err(ArgumentError::NotAnObject(kind_of(other))),
+    };
+    let mut params = BashParams::default();
+    let mut notes = ArgumentNotes::default();
+    let mut command = None;
+    let mut cwd_alias = None;
+    let mut timeout = None;
+    let mut timeout_ms = None;
+    for (name, value) in map {
+        let name = name.as_str();
+        if value.is_null() {
+            continue;
+        }
+        match name {
+            "command" | "cmd" => command = Some(read_command(name, value)?),
+            "cwd" => params.cwd = Some(read_string(name, value, "a directory path")?),
+            "timeout" => timeout = Some(read_number(name, value, "a number of seconds")?),
+            "head" => params.head = Some(read_count(name, value)?),
+            "tail" => params.tail = Some(read_count(name, value)?),
+            _ if CWD_ALIASES.contains(&name) => cwd_alias = Some(read_string(name, value, "a directory path")?),
+            _ if TIMEOUT_MS_ALIASES.contains(&name) => {
+                timeout_ms = Some(read_number(name, value, "a number of milliseconds")?.seconds_or_ms(true))
+            }
+            _ if TIMEOUT_SECS_ALIASES.contains(&name) => {
+                timeout = Some(read_number(name, value, "a number of seconds")?)
+            }
+            _ if BACKGROUND_FLAGS.contains(&name) => {
+                if read_flag(name, value)? {
+                    return Err(ArgumentError::Background(name.to_string()));
+                }
+            }
+            _ => notes.ignored.push(name.to_string()),
+        }
+    }
+    params.command = command.ok_or(ArgumentError::MissingCommand)?;
+    if params.cwd.is_none() {
+        params.cwd = cwd_alias;
+    }
+    params.timeout = match (timeout, timeout_ms) {
+        (Some(given), _) => {
+            let secs = given.seconds_or_ms(false);
+            if given.unit == Unit::Plain && secs != given.value {
+                notes.timeout_read_as_ms = Some(given.value);
+            }
+            Some(secs)
+        }
+        (None, ms) => ms,
+    };
+    params.notes = notes;
+    Ok(params)
+}
+
+/// The unit a number came with, when it came as a string with one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Plain,
+    Seconds,
+    Milliseconds,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Number {
+    value: f64,
+    unit: Unit,
+}
+
+impl Number {
+    /// The value in seconds. A plain number is in milliseconds when `ms` says so, or when it can only
+    /// be milliseconds: above the longest timeout, and a whole number of seconds in milliseconds.
+    fn seconds_or_ms(self, ms: bool) -> f64 {
+        match self.unit {
+            Unit::Seconds => self.value,
+            Unit::Milliseconds => self.value / 1000.0,
+            Unit::Plain if ms || only_milliseconds(self.value) => self.value / 1000.0,
+            Unit::Plain => self.value,
+        }
+    }
+}
+
+/// A timeout that cannot be meant as seconds: over the 3600 s maximum and a multiple of 1000, the
+/// way milliseconds are written (`120000`, `600000`). `7200` or `10800` (hours in seconds) stay
+/// seconds, and are clamped.
+fn only_milliseconds(value: f64) -> bool {
+    value > MAX_TIMEOUT_SECS && value <= MAX_TIMEOUT_SECS * 1000.0 && value % 1000.0 == 0.0
+}
+
+fn read_command(name: &str, value: &Value) -> Result<String, ArgumentError> {
+    match value {
+        Value::String(text) => Ok(text.clone()),
+        Value::Array(items) => {
+            let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+            let words = words.ok_or_else(|| wrong(name, "a string (or a list of strings)", value))?;
+            Ok(command_of_argv(&words))
+        }
+        other => Err(wrong(name, "a string", other)),
+    }
+}
+
+/// An argument vector as one command: `[sh, -c, X]` (or `-lc`, `bash`, a full path) is `X`; other
+/// vectors are their words quoted for bash.
+fn command_of_argv(words: &[&str]) -> String {
+    if let [shell, flag, script] = words {
+        let shell = shell.rsplit('/').next().unwrap_or(shell);
+        if matches!(shell, "bash" | "sh" | "zsh" | "dash") && matches!(*flag, "-c" | "-lc" | "-cl") {
+            return (*script).to_string();
+        }
+    }
+    words.iter().map(|word| quote(word)).collect::<Vec<_>>().join(" ")
+}
+
+/// `word` quoted for bash when it needs it.
+fn quote(word: &str) -> String {
+    if !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-,=:+@%".contains(&b)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+fn read_string(name: &str, value: &Value, expected: &'static str) -> Result<String, ArgumentError> {
+    match value {
+        Value::String(text) => Ok(text.clone()),
+        other => Err(wrong(name, expected, other)),
+    }
+}
+
+fn read_number(name: &str, value: &Value, expected: &'static str) -> Result<Number, ArgumentError> {
+    let number = match value {
+        Value::Number(n) => n.as_f64().map(|value| Number { value, unit: Unit::Plain }),
+        Value::String(text) => parse_number(text),
+        _ => None,
+    };
+    number.filter(|n| n.value.is_finite() && n.value >= 0.0).ok_or_else(|| wrong(name, expected, value))
+}
+
+/// `"30"`, `" 30 "`, `"30s"`, `"30 sec"`, `"120000ms"`.
+fn parse_number(text: &str) -> Option<Number> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let value = digits.parse::<f64>().ok()?;
+    let unit = match unit.trim() {
+        "" => Unit::Plain,
+        "s" | "sec" | "secs" | "second" | "seconds" => Unit::Seconds,
+        "ms" | "millis" | "milliseconds" => Unit::Milliseconds,
+        _ => return None,
+    };
+    Some(Number { value, unit })
+}
+
+fn read_count(name: &str, value: &Value) -> Result<u64, ArgumentError> {
+    let expected = "a whole number of lines";
+    let number = read_number(name, value, expected)?;
+    if number.unit != Unit::Plain || number.value.fract() != 0.0 || number.value > u64::MAX as f64 {
+        return Err(wrong(name, expected, value));
+    }
+    Ok(number.value as u64)
+}
+
+fn read_flag(name: &str, value: &Value) -> Result<bool, ArgumentError> {
+    match value {
+        Value::Bool(flag) => Ok(*flag),
+        Value::String(text) if text.eq_ignore_ascii_case("true") => Ok(true),
+        Value::String(text) if text.eq_ignore_ascii_case("false") => Ok(false),
+        other => Err(wrong(name, "true or false", other)),
+    }
+}
+
+fn wrong(name: &str, expected: &'static str, got: &Value) -> ArgumentError {
+    let mut got = got.to_string();
+    if got.len() > 60 {
+        let cut = (0..=57).rev().find(|&i| got.is_char_boundary(i)).unwrap_or(0);
+        got.truncate(cut);
+        got.push_str("...");
+    }
+    ArgumentError::WrongType { name: name.to_string(), expected, got }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A number as a person writes it: `120`, `0.5`, never `120.0`.
+fn number_text(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// Reads an object's numeric field the tolerant way (a number, or a string holding one), for the
+/// other tools of a front (`read_output`'s `head`): `Ok(None)` when absent or null.
+pub fn read_count_field(map: &Map<String, Value>, name: &str) -> Result<Option<u64>, ArgumentError> {
+    match map.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => read_count(name, value).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn read(value: Value) -> BashParams {
+        read_arguments(&value).unwrap()
+    }
+
+    #[test]
+    fn the_plain_form_is_read_as_is() {
+        let p = read(json!({"command": "ls", "timeout": 30, "cwd": "src", "head": 5, "tail": 2}));
+        assert_eq!(
+            (p.command.as_str(), p.timeout, p.cwd.as_deref(), p.head, p.tail),
+            ("ls", Some(30.0), Some("src"), Some(5), Some(2))
+        );
+        assert_eq!(p.notes, ArgumentNotes::default());
+    }
+
+    #[test]
+    fn numbers_may_come_as_strings() {
+        let p = read(json!({"command": "ls", "timeout": "30", "head": " 5 ", "tail": "2"}));
+        assert_eq!((p.timeout, p.head, p.tail), (Some(30.0), Some(5), Some(2)));
+        assert_eq!(read(json!({"command": "ls", "timeout": "90s"})).timeout, Some(90.0));
+        assert_eq!(read(json!({"command": "ls", "timeout": "1500ms"})).timeout, Some(1.5));
+    }
+
+    #[test]
+    fn a_timeout_that_can_only_be_milliseconds_is_read_so_and_said() {
+        let p = read(json!({"command": "ls", "timeout": 120000}));
+        assert_eq!(p.timeout, Some(120.0));
+        assert_eq!(p.notes.notices(), ["[Timeout 120000 read as milliseconds (120s): timeout is in seconds]"]);
+        // Hours in seconds stay seconds (and are clamped later).
+        assert_eq!(read(json!({"command": "ls", "timeout": 7200})).timeout, Some(7200.0));
+        assert_eq!(read(json!({"command": "ls", "timeout": 600})).timeout, Some(600.0));
+        // Explicit milliseconds need no notice.
+        let p = read(json!({"command": "ls", "timeout_ms": 5000}));
+        assert_eq!((p.timeout, p.notes.notices().len()), (Some(5.0), 0));
+    }
+
+    #[test]
+    fn unknown_arguments_are_ignored_and_only_the_meaningful_ones_said() {
+        let p = read(json!({"command": "ls", "description": "list", "wait_for_previous": true, "env": {"A": "1"}}));
+        assert_eq!(p.notes.ignored, ["description", "env", "wait_for_previous"]);
+        assert_eq!(p.notes.notices(), ["[Ignored unknown argument: `env`]"]);
+    }
+
+    #[test]
+    fn other_agents_names_are_read() {
+        let p = read(json!({"command": ["bash", "-lc", "make -j2"], "workdir": "/tmp"}));
+        assert_eq!((p.command.as_str(), p.cwd.as_deref()), ("make -j2", Some("/tmp")));
+        assert_eq!(read(json!({"command": ["ls", "a b"]})).command, "ls 'a b'");
+        assert_eq!(read(json!({"command": "ls", "dir_path": "x", "cwd": "y"})).cwd.as_deref(), Some("y"));
+    }
+
+    #[test]
+    fn a_background_request_is_refused_with_what_to_do() {
+        let e = read_arguments(&json!({"command": "npm run dev", "run_in_background": true})).unwrap_err();
+        assert!(e.to_string().starts_with("Not run: `run_in_background` is not supported"), "{e}");
+        assert!(read_arguments(&json!({"command": "ls", "run_in_background": false})).is_ok());
+    }
+
+    #[test]
+    fn wrong_kinds_are_refused_with_what_was_expected() {
+        let e = read_arguments(&json!({"command": "ls", "timeout": "soon"})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Invalid arguments for tool bash: `timeout` must be a number of seconds, got \"soon\""
+        );
+        let e = read_arguments(&json!({"command": "ls", "head": 2.5})).unwrap_err();
+        assert_eq!(e.to_string(), "Invalid arguments for tool bash: `head` must be a whole number of lines, got 2.5");
+        assert_eq!(read_arguments(&json!({"timeout": 3})).unwrap_err(), ArgumentError::MissingCommand);
+        assert_eq!(read_arguments(&json!("ls")).unwrap_err(), ArgumentError::NotAnObject("a string"));
+        assert!(read_arguments(&json!({"command": "ls", "timeout": -1})).is_err());
+    }
+}
