@@ -97,8 +97,10 @@ fn draw_loop(shared: &(Mutex<State>, Condvar), command: &str, color: bool) {
             drawn = redraw(drawn, &frame);
             state = lock.lock().unwrap_or_else(PoisonError::into_inner);
         }
-        let wait = if elapsed < QUIET_START { QUIET_START - elapsed } else { REDRAW };
-        if !state.changed && !state.done {
+        // Before the display starts, output changes nothing: wait for the start whatever arrives.
+        let quiet = elapsed < QUIET_START;
+        if quiet || !state.changed {
+            let wait = if quiet { QUIET_START - elapsed } else { REDRAW };
             state = wake.wait_timeout(state, wait).unwrap_or_else(PoisonError::into_inner).0;
         }
     }

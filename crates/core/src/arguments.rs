@@ -25,6 +25,8 @@ use crate::validate::MAX_TIMEOUT_SECS;
 pub struct ArgumentNotes {
     /// The `timeout` as given, when it was read as milliseconds because it could not be seconds.
     pub timeout_read_as_ms: Option<f64>,
+    /// The `timeout` was 0, read as "the default".
+    pub timeout_zero: bool,
     /// Arguments ignored, by name in sorted order.
     pub ignored: Vec<String>,
 }
@@ -32,12 +34,21 @@ pub struct ArgumentNotes {
 impl ArgumentNotes {
     /// The notices these notes make, in the order the result shows them.
     pub fn notices(&self) -> Vec<String> {
-        self.timeout_read_as_ms.map(timeout_notice).into_iter().chain(ignored_notice(&self.ignored)).collect()
+        let zero = self.timeout_zero.then(|| ZERO_TIMEOUT_NOTICE.to_string());
+        self.timeout_read_as_ms
+            .map(timeout_notice)
+            .into_iter()
+            .chain(zero)
+            .chain(ignored_notice(&self.ignored))
+            .collect()
     }
 }
 
+/// What a `timeout` of 0 became.
+pub(crate) const ZERO_TIMEOUT_NOTICE: &str = "[Timeout 0 read as the default: a call always has a deadline]";
+
 /// `[Timeout 120000 read as milliseconds (120s): timeout is in seconds]`.
-pub(crate) fn timeout_notice(given: f64) -> String {
+fn timeout_notice(given: f64) -> String {
     format!(
         "[Timeout {} read as milliseconds ({}s): timeout is in seconds]",
         number_text(given),
@@ -48,7 +59,7 @@ pub(crate) fn timeout_notice(given: f64) -> String {
 /// `[Ignored unknown argument: `env`]`, for the ignored arguments a model may have meant to change
 /// what runs: every one except those that only describe the call (`description`) or steer the client
 /// (`wait_for_previous`).
-pub(crate) fn ignored_notice(ignored: &[String]) -> Option<String> {
+fn ignored_notice(ignored: &[String]) -> Option<String> {
     let worth: Vec<String> =
         ignored.iter().filter(|name| !QUIETLY_IGNORED.contains(&name.as_str())).map(|n| format!("`{n}`")).collect();
     let s = if worth.len() == 1 { "" } else { "s" };
@@ -120,15 +131,16 @@ pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
         match name {
             "command" | "cmd" => command = Some(read_command(name, value)?),
             "cwd" => params.cwd = Some(read_string(name, value, "a directory path")?),
-            "timeout" => timeout = Some(read_number(name, value, "a number of seconds")?),
+            "timeout" => timeout = Some((read_number(name, value, "a number of seconds")?, true)),
             "head" => params.head = Some(read_count(name, value)?),
             "tail" => params.tail = Some(read_count(name, value)?),
             _ if CWD_ALIASES.contains(&name) => cwd_alias = Some(read_string(name, value, "a directory path")?),
             _ if TIMEOUT_MS_ALIASES.contains(&name) => {
                 timeout_ms = Some(read_number(name, value, "a number of milliseconds")?.seconds_or_ms(true))
             }
+            // Named as seconds: never taken for milliseconds.
             _ if TIMEOUT_SECS_ALIASES.contains(&name) => {
-                timeout = Some(read_number(name, value, "a number of seconds")?)
+                timeout = Some((read_number(name, value, "a number of seconds")?, false))
             }
             _ if BACKGROUND_FLAGS.contains(&name) => {
                 if read_flag(name, value)? {
@@ -143,8 +155,14 @@ pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
         params.cwd = cwd_alias;
     }
     params.timeout = match (timeout, timeout_ms) {
-        (Some(given), _) => {
-            let secs = given.seconds_or_ms(false);
+        // No deadline at all is not on offer, and one of zero would end the command before it ran:
+        // a model that writes 0 means "no particular one", the default.
+        (Some((given, _)), _) if given.value == 0.0 => {
+            notes.timeout_zero = true;
+            None
+        }
+        (Some((given, guess)), _) => {
+            let secs = if guess { given.seconds_or_ms(false) } else { given.value_in_seconds() };
             if given.unit == Unit::Plain && secs != given.value {
                 notes.timeout_read_as_ms = Some(given.value);
             }
@@ -171,6 +189,14 @@ struct Number {
 }
 
 impl Number {
+    /// The value in seconds, a plain number being seconds.
+    fn value_in_seconds(self) -> f64 {
+        match self.unit {
+            Unit::Milliseconds => self.value / 1000.0,
+            Unit::Plain | Unit::Seconds => self.value,
+        }
+    }
+
     /// The value in seconds. A plain number is in milliseconds when `ms` says so, or when it can only
     /// be milliseconds: above the longest timeout, and a whole number of seconds in milliseconds.
     fn seconds_or_ms(self, ms: bool) -> f64 {
@@ -347,9 +373,13 @@ mod tests {
         // Hours in seconds stay seconds (and are clamped later).
         assert_eq!(read(json!({"command": "ls", "timeout": 7200})).timeout, Some(7200.0));
         assert_eq!(read(json!({"command": "ls", "timeout": 600})).timeout, Some(600.0));
-        // Explicit milliseconds need no notice.
+        // Explicit milliseconds need no notice; a name that says seconds is never taken for ms.
         let p = read(json!({"command": "ls", "timeout_ms": 5000}));
         assert_eq!((p.timeout, p.notes.notices().len()), (Some(5.0), 0));
+        assert_eq!(read(json!({"command": "ls", "timeout_seconds": 5000})).timeout, Some(5000.0));
+        // Zero is the default, said.
+        let p = read(json!({"command": "ls", "timeout": 0}));
+        assert_eq!((p.timeout, p.notes.notices()), (None, vec![ZERO_TIMEOUT_NOTICE.to_string()]));
     }
 
     #[test]

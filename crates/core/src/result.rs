@@ -120,6 +120,11 @@ pub struct Details {
     /// Arguments the call gave that the tool does not take, ignored (see [`crate::arguments`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored_arguments: Vec<String>,
+    /// How reading the arguments changed them, as the text's notices say it (the data is in
+    /// `timeout` and `ignored_arguments`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub argument_notices: Vec<String>,
     /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -338,6 +343,10 @@ pub fn shape_output(report: &RunReport<'_>) -> ShapedOutput {
             if head.capped() && count_lines(shown) == count_lines(head.bytes()) {
                 // The kept head ends where its byte cap fell, inside a line: show whole lines only.
                 shown = whole_lines(shown);
+            }
+            if shown.len() > report.max_bytes {
+                // Within the budget of this result (an error's may be smaller than the sink's).
+                shown = whole_lines(&shown[..report.max_bytes]);
             }
             (shown, 1, Direction::Head)
         }
@@ -582,10 +591,7 @@ pub fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolRes
         ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried } } => notices.extend(carried.notice()),
         _ => {}
     }
-    if let Some(given) = report.timeout.given_ms {
-        notices.push(crate::arguments::timeout_notice(given));
-    }
-    notices.extend(crate::arguments::ignored_notice(&details.ignored_arguments));
+    notices.extend(details.argument_notices.iter().cloned());
     if report.timeout.clamped {
         notices.push(format!(
             "[Timeout clamped to {}s (requested {}s)]",

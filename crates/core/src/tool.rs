@@ -152,7 +152,11 @@ impl BashTool {
     fn execute_on(&self, params: &BashParams, ctx: CallContext<'_>, watch: Watch<'_>) -> ToolResult {
         let settings = self.runtime.settings();
         let pty = matches!(watch, Watch::Ui(_)) && crate::exec::pty::selected(settings);
-        let mut details = Details { ignored_arguments: params.notes.ignored.clone(), ..Details::default() };
+        let mut details = Details {
+            ignored_arguments: params.notes.ignored.clone(),
+            argument_notices: params.notes.notices(),
+            ..Details::default()
+        };
 
         // Normalize: an explicit parameter of the same kind wins, and then the command is left whole.
         let original = params.command.trim();

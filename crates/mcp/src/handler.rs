@@ -202,6 +202,12 @@ impl Handler {
         } else if text.is_empty() {
             text = "(no lines in this window)".to_string();
         }
+        let notes = bashrt_core::ArgumentNotes { ignored: params.ignored, ..Default::default() };
+        let notices = notes.notices();
+        if !notices.is_empty() {
+            // An argument a model may have meant as a window (`offset`, `pattern`) did not narrow it.
+            bashrt_core::result::append_notices(&mut text, &notices);
+        }
         shape.result(text, false, serde_json::to_value(&details).ok())
     }
 }

@@ -54,8 +54,11 @@ impl ResultShape {
     }
 
     /// A call that did not run (bad arguments, too many calls), as an error result the model reads.
+    /// With structured results it is always flagged: a result with no `structuredContent` must be
+    /// an error when the tool declares an `outputSchema`.
     pub fn refusal(&self, text: String) -> CallToolResult {
-        self.result(text, true, None)
+        let shape = ResultShape { flag_errors: self.flag_errors || self.structured, ..*self };
+        shape.result(text, true, None)
     }
 }
 
@@ -77,5 +80,12 @@ mod tests {
         let plain = ResultShape { flag_errors: false, structured: true }.result("x".into(), true, Some(json!({})));
         let wire = serde_json::to_value(&plain).unwrap();
         assert_eq!((wire["isError"].clone(), wire["structuredContent"].clone()), (json!(false), json!({})));
+    }
+
+    #[test]
+    fn a_refusal_without_details_stays_an_error_where_an_output_schema_is_declared() {
+        let refused = |shape: ResultShape| serde_json::to_value(shape.refusal("no".into())).unwrap()["isError"].clone();
+        assert_eq!(refused(ResultShape { flag_errors: false, structured: true }), json!(true));
+        assert_eq!(refused(ResultShape { flag_errors: false, structured: false }), json!(false));
     }
 }

@@ -34,6 +34,9 @@ pub struct ReadOutputParams {
     pub lines: Option<String>,
     /// Only the lines matching this regular expression, each prefixed with its line number
     pub grep: Option<String>,
+    /// Arguments given that the tool does not take, ignored.
+    #[schemars(skip)]
+    pub ignored: Vec<String>,
 }
 
 impl ReadOutputParams {
@@ -60,12 +63,25 @@ impl ReadOutputParams {
         let count = |name: &str| bashrt_core::arguments::read_count_field(arguments, name).map_err(|e| e.to_string());
         let text = |name: &str| match arguments.get(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text.clone())),
+            // One line, as a number or a string holding one: `12` is `12-12`.
             Some(Value::Number(n)) if name == "lines" => Ok(Some(format!("{n}-{n}"))),
+            Some(Value::String(text)) if name == "lines" && text.trim().parse::<u64>().is_ok() => {
+                Ok(Some(format!("{0}-{0}", text.trim())))
+            }
+            Some(Value::String(text)) => Ok(Some(text.clone())),
             Some(other) => Err(invalid(format!("`{name}` must be a string, got {other}"))),
         };
         let read = |name: &str| count(name).map_err(|e| e.replace("tool bash", &format!("tool {READ_OUTPUT_TOOL}")));
-        Ok(Self { artifact_id, head: read("head")?, tail: read("tail")?, lines: text("lines")?, grep: text("grep")? })
+        let known = ["artifactId", "artifact_id", "artifact", "uri", "id", "head", "tail", "lines", "grep"];
+        let ignored = arguments.keys().filter(|k| !known.contains(&k.as_str())).cloned().collect();
+        Ok(Self {
+            artifact_id,
+            head: read("head")?,
+            tail: read("tail")?,
+            lines: text("lines")?,
+            grep: text("grep")?,
+            ignored,
+        })
     }
 }
 
@@ -236,8 +252,10 @@ mod tests {
         let read = |value: Value| ReadOutputParams::read(value.as_object().unwrap());
         let p = read(serde_json::json!({"artifactId": 7, "head": "20", "wait_for_previous": true})).unwrap();
         assert_eq!((p.artifact_id.as_reference(), p.head), ("7".to_string(), Some(20)));
-        let p = read(serde_json::json!({"artifact_id": "artifact://3", "lines": 12})).unwrap();
+        let p = read(serde_json::json!({"artifact_id": "artifact://3", "lines": 12, "offset": 5})).unwrap();
         assert_eq!((p.artifact_id.as_reference(), p.lines.as_deref()), ("artifact://3".to_string(), Some("12-12")));
+        assert_eq!(p.ignored, ["offset"]);
+        assert_eq!(read(serde_json::json!({"artifactId": 3, "lines": " 7 "})).unwrap().lines.as_deref(), Some("7-7"));
         let e = read(serde_json::json!({"head": 3})).unwrap_err();
         assert!(e.starts_with("Invalid arguments for tool read_output: `artifactId` is required"), "{e}");
         let e = read(serde_json::json!({"artifactId": 1, "tail": "x"})).unwrap_err();

@@ -218,8 +218,18 @@ pub fn capture(
     match execution.outcome {
         Outcome::Exited { .. } => {}
         Outcome::TimedOut => return Err(SnapshotError::TimedOut(timeout)),
-        Outcome::Signalled { signal } => {
+        // Killed from outside (the runtime ending, a user's kill): not a verdict on the rc files.
+        // A crash (SIGSEGV, SIGABRT, …) is one: the next process would crash the same way.
+        Outcome::Signalled { signal }
+            if [libc::SIGKILL, libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGQUIT].contains(&signal) =>
+        {
             return Err(SnapshotError::Interrupted(format!("killed by {}", crate::outcome::signal_name(signal))))
+        }
+        Outcome::Signalled { signal } => {
+            return Err(SnapshotError::Failed(format!(
+                "the interactive shell died of {}",
+                crate::outcome::signal_name(signal)
+            )))
         }
         Outcome::Cancelled => return Err(SnapshotError::Interrupted("cancelled".into())),
         Outcome::Error => return Err(SnapshotError::Failed("the capture ended without an exit status".into())),

@@ -9,7 +9,8 @@
 //!   fresh one-shot shell, [`OneShotReason::ShellBusy`], which takes on the state the busy shell had
 //!   when last captured (variables, functions, aliases, options: see [`super::carry`]) and says
 //!   what it lacks ([`Carry`]); what it changes, its `cd` included, does not carry back. A tool
-//!   call's shell is captured by the first call after a pause, before its command runs.
+//!   call's shell is captured when it has been idle a moment after a call ([`capture`]), off any
+//!   call's path; a call that comes during a capture waits for it.
 //! - **Bounded.** At most `max_shells` shells. Starting one more evicts the least recently used idle
 //!   shell; when all are busy the call runs one-shot ([`OneShotReason::PoolFull`]). Shells idle for
 //!   `idle_timeout` are evicted on the next call (no timer thread). Evicting kills the shell but
@@ -30,10 +31,12 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use super::carry::{self, Carried};
+mod capture;
+
+use super::carry::Carried;
 use super::persistent::{Call, CallResult, KillHandle, PersistentShell, ShellSpec, StartError};
 use super::pool_thread::PoolThread;
 use crate::cancel::CancelToken;
@@ -42,7 +45,6 @@ use crate::exec::{
     Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
     ReplaceReason, ShellEvent,
 };
-use crate::outcome::Outcome;
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::tree;
 
@@ -53,17 +55,17 @@ pub struct PoolConfig {
     pub max_shells: usize,
     /// An idle shell unused this long is evicted on the next call to the pool.
     pub idle_timeout: Duration,
-    /// A tool call that finds its shell idle at least this long captures the shell's state before
-    /// its command, for calls that will run beside it ([`crate::exec::Carry`]).
+    /// A tool-call shell idle this long after a call has its state captured (by the pool's capture
+    /// thread, off any call's path), for calls that will run beside it ([`crate::exec::Carry`]).
     pub capture_after_idle: Duration,
 }
 
 impl Default for PoolConfig {
     /// 8 shells (each is ~3 MiB of bash), 10 minutes: an agent's burst of calls stays warm, an
-    /// abandoned session does not hold processes for the rest of the day. A capture after half a
-    /// second: a model's pause between turns is longer, calls sent back to back are quicker.
+    /// abandoned session does not hold processes for the rest of the day. A capture after a quarter of
+    /// a second: a model's pause between turns is longer, calls sent back to back are quicker.
     fn default() -> Self {
-        Self { max_shells: 8, idle_timeout: Duration::from_secs(600), capture_after_idle: carry::CAPTURE_AFTER_IDLE }
+        Self { max_shells: 8, idle_timeout: Duration::from_secs(600), capture_after_idle: capture::CAPTURE_AFTER_IDLE }
     }
 }
 
@@ -143,7 +145,7 @@ impl<'a> KeyView<'a> {
 ///
 /// A tool call's key holds its whole environment (about 40 variables). Building, hashing (for each of a
 /// call's lookups) and cloning it (for `entry`) were a measurable part of a warm call's own cost. Now a
-/// call hashes a [`KeyView`] once and takes the `Arc` of the slot it finds ([`ShellPool::key_for`]); the
+/// call hashes a [`KeyView`] once and takes the `Arc` of the slot it finds (`Pool::key_for`); the
 /// map hashes only the stored `hash`, and equality compares it first.
 #[derive(PartialEq, Eq)]
 struct SlotKey {
@@ -159,10 +161,19 @@ impl Hash for SlotKey {
 
 /// Long-lived shells behind the [`Executor`] trait; see the module docs for the policies.
 pub struct ShellPool {
+    pool: Arc<Pool>,
+}
+
+/// The pool itself, shared with its capture thread.
+struct Pool {
+    /// Itself, for starting the capture thread from a call.
+    me: Weak<Pool>,
     config: PoolConfig,
     state: Mutex<State>,
     /// Signalled when a slot's capture ends: calls that found its shell busy wait for it.
     captured: Condvar,
+    /// Wakes the capture thread: a capture became due, or the pool shut down.
+    capture_wake: Condvar,
 }
 
 #[derive(Default)]
@@ -172,6 +183,10 @@ struct State {
     orphans: Vec<ProcEntry>,
     /// Started with the first shell; calls hold a clone so that they never need the lock for it.
     thread: Option<Arc<PoolThread>>,
+    /// The capture thread runs (started with the first capture due).
+    capturer: bool,
+    /// When the capture thread wakes by itself; `None` while it waits to be woken.
+    capture_alarm: Option<Instant>,
     shut_down: bool,
 }
 
@@ -186,8 +201,14 @@ struct Slot {
     generation: u64,
     /// Its state as last captured, for a call that finds it busy.
     carried: Option<Carried>,
-    /// A call is capturing its state before its command: a call beside it waits for the capture.
+    /// The capture thread has the shell: a call waits for it.
     capturing: bool,
+    /// When the capture thread should capture the idle shell's state.
+    capture_due: Option<Instant>,
+    /// A call found this key's shell busy: its state is worth capturing whatever it costs.
+    parallel_seen: bool,
+    /// How long the last capture took.
+    capture_cost: Option<Duration>,
 }
 
 enum Occupant {
@@ -204,8 +225,8 @@ enum Checkout {
         gone: Option<ReplaceReason>,
         session_cwd: Option<PathBuf>,
         thread: Arc<PoolThread>,
-        /// Capture the shell's state before the command (see [`carry::CAPTURE_AFTER_IDLE`]).
-        capture: bool,
+        /// Capture the shell's state before the command, recorded at this generation.
+        capture: Option<u64>,
     },
     OneShot {
         reason: OneShotReason,
@@ -221,12 +242,19 @@ const VACANT_SLOTS_PER_SHELL: usize = 8;
 impl ShellPool {
     /// An empty pool: shells start with the first call of their key.
     pub fn new(config: PoolConfig) -> Self {
-        Self { config, state: Mutex::new(State::default()), captured: Condvar::new() }
+        let pool = Arc::new_cyclic(|me| Pool {
+            me: me.clone(),
+            config,
+            state: Mutex::new(State::default()),
+            captured: Condvar::new(),
+            capture_wake: Condvar::new(),
+        });
+        Self { pool }
     }
 
     /// Live shells, busy or idle.
     pub fn len(&self) -> usize {
-        self.lock().slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count()
+        self.pool.lock().slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count()
     }
 
     /// No live shell.
@@ -235,9 +263,15 @@ impl ShellPool {
     }
 
     /// Kills every shell with its whole tree (a running call ends as if its shell had been killed) and
-    /// what dead shells left running, and stops the pool thread once no call uses it. Idempotent; later
-    /// calls run one-shot.
+    /// what dead shells left running, and stops the pool thread once no call uses it and the capture
+    /// thread. Idempotent; later calls run one-shot.
     pub fn shutdown(&self) {
+        self.pool.shutdown();
+    }
+}
+
+impl Pool {
+    fn shutdown(&self) {
         let (idle, busy, orphans, thread) = {
             let mut state = self.lock();
             state.shut_down = true;
@@ -254,11 +288,11 @@ impl ShellPool {
                 }
             }
             for slot in state.slots.values_mut() {
-                slot.capturing = false;
+                slot.capture_due = None;
             }
             (idle, busy, std::mem::take(&mut state.orphans), state.thread.take())
         };
-        self.captured.notify_all();
+        self.capture_wake.notify_all();
         for handle in busy {
             handle.kill();
         }
@@ -292,14 +326,20 @@ impl ShellPool {
             return (Checkout::OneShot { reason: OneShotReason::PoolShutDown, session_cwd, seed: None }, Vec::new());
         }
         if state.slots.get(key).is_some_and(|s| s.capturing) {
-            // A call that starts a batch is capturing the shell's state: the calls beside it wait the
-            // few milliseconds that takes, to carry the state as it is now.
-            let capturing = |state: &mut State| state.slots.get(key).is_some_and(|s| s.capturing);
+            // The capture thread has the idle shell for a moment: wait for it rather than run beside it.
+            let capturing = |state: &mut State| state.slots.get(key).is_some_and(|s| s.capturing) && !state.shut_down;
             state = self
                 .captured
-                .wait_timeout_while(state, carry::CAPTURE_TIMEOUT, capturing)
+                .wait_timeout_while(state, super::carry::CAPTURE_TIMEOUT, capturing)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
+            if state.shut_down {
+                let session_cwd = state.slots.get(key).and_then(|s| s.session_cwd.clone());
+                return (
+                    Checkout::OneShot { reason: OneShotReason::PoolShutDown, session_cwd, seed: None },
+                    Vec::new(),
+                );
+            }
         }
         let now = Instant::now();
         let mut evicted = Vec::new();
@@ -320,31 +360,26 @@ impl ShellPool {
             },
         };
         let live = state.slots.values().filter(|s| !matches!(s.occupant, Occupant::Vacant)).count();
-        let idle_since = state.slots.get(key).map(|s| s.last_used);
         let slot = touch_slot(&mut state.slots, key, now);
         let checkout = match std::mem::replace(&mut slot.occupant, Occupant::Busy(None)) {
             Occupant::Busy(handle) => {
                 slot.occupant = Occupant::Busy(handle);
+                slot.parallel_seen = true;
                 let (carried, seed) = slot.carry();
                 let reason = OneShotReason::ShellBusy { carried };
                 return (Checkout::OneShot { reason, session_cwd, seed }, evicted);
             }
             Occupant::Idle(shell) => {
                 slot.occupant = Occupant::Busy(shell.kill_handle());
-                // Tool calls only: a session's commands come one after another, never beside each other.
-                let paused =
-                    idle_since.is_some_and(|t| now.saturating_duration_since(t) >= self.config.capture_after_idle);
-                let behind = slot.carried.as_ref().is_none_or(|c| c.generation < slot.generation);
-                let capture = key.key.session.is_none() && paused && behind;
-                slot.capturing = capture;
+                // A capture due and not begun is made now, by this call, before its command.
+                let capture = Self::capture_now(slot, now).then_some(slot.generation);
+                slot.capturing = capture.is_some();
+                slot.capture_due = None;
                 Checkout::Shell { shell: Some(shell), gone: None, session_cwd: session_cwd.clone(), thread, capture }
             }
             Occupant::Vacant => {
-                // A new shell has nothing to carry but what every fresh shell reads.
-                slot.generation = 0;
-                slot.carried = Some(Carried::fresh());
                 let gone = slot.gone.take();
-                Checkout::Shell { shell: None, gone, session_cwd: session_cwd.clone(), thread, capture: false }
+                Checkout::Shell { shell: None, gone, session_cwd: session_cwd.clone(), thread, capture: None }
             }
         };
         if matches!(checkout, Checkout::Shell { shell: None, .. }) && live >= self.config.max_shells {
@@ -404,6 +439,16 @@ impl ShellPool {
             Some(shell) => {
                 slot.occupant = Occupant::Idle(shell);
                 slot.generation += 1;
+                // Tool calls only: a session's commands come one after another, never beside each other.
+                if key.key.session.is_none() {
+                    let due = now + self.config.capture_after_idle;
+                    slot.capture_due = Some(due);
+                    self.start_capturer(&mut state);
+                    // Calls back to back wake it once: it finds the later dues when its alarm rings.
+                    if state.capture_alarm.is_none_or(|alarm| alarm > due) {
+                        self.capture_wake.notify_all();
+                    }
+                }
             }
             None => {
                 slot.occupant = Occupant::Vacant;
@@ -434,12 +479,15 @@ impl ShellPool {
         self.captured.notify_all();
     }
 
-    fn set_kill_handle(&self, key: &SlotKey, handle: Option<KillHandle>) {
+    /// A new shell of `key` started: it can be killed from now on, and it has no state of its own yet.
+    fn started(&self, key: &SlotKey, handle: Option<KillHandle>) {
         let mut state = self.lock();
         if let Some(slot) = state.slots.get_mut(key) {
             if matches!(slot.occupant, Occupant::Busy(_)) {
                 slot.occupant = Occupant::Busy(handle.clone());
             }
+            slot.generation = 0;
+            slot.carried = Some(Carried::fresh());
         }
         let shut_down = state.shut_down;
         drop(state);
@@ -451,44 +499,13 @@ impl ShellPool {
         }
     }
 
-    /// Captures the state of `shell` ([`super::carry`]) into its slot. Returns why the shell must
-    /// be replaced, when the capture broke it.
-    fn capture(&self, call: &mut PooledCall<'_>, shell: &mut PersistentShell) -> Option<ReplaceReason> {
-        let script = carry::capture_script(&shell.runner_tag());
-        let step = Call { script: script.as_bytes(), cd: None, kill_grace: call.req.kill_grace, split_stdout: true };
-        let limit = Instant::now() + carry::CAPTURE_TIMEOUT;
-        let deadline = Some(call.deadline.map_or(limit, |d| d.min(limit)));
-        let mut collect = carry::Collect::default();
-        let (state, retire) = match shell.run(&step, &mut collect, call.cancel, deadline, &call.thread) {
-            Ok(report) => {
-                let state = match report.result {
-                    CallResult::Ran { outcome: Outcome::Exited { code: 0 }, .. } => {
-                        carry::restore_script(&collect.stdout)
-                    }
-                    CallResult::Ran { outcome, .. } => Err(format!("capturing its state ended as {outcome:?}")),
-                    CallResult::CwdFailed | CallResult::NotStarted => Err("its state could not be captured".into()),
-                };
-                (state, report.retire)
-            }
-            Err(error) => (Err(format!("capturing its state failed: {error}")), Some(ReplaceReason::CallFailed)),
-        };
-        let mut pool = self.lock();
-        if let Some(slot) = pool.slots.get_mut(&call.lease.key) {
-            slot.carried = Some(Carried { generation: slot.generation, state });
-            slot.capturing = false;
-        }
-        drop(pool);
-        self.captured.notify_all();
-        retire
-    }
-
     fn run_pooled(
         &self,
         call: &mut PooledCall<'_>,
         shell: Option<Box<PersistentShell>>,
         gone: Option<ReplaceReason>,
         session_cwd: Option<PathBuf>,
-        capture: bool,
+        capture: Option<u64>,
     ) -> Result<Execution, ExecError> {
         let req = call.req;
         let persist = req.cwd_mode == CwdMode::Persist;
@@ -506,10 +523,14 @@ impl ShellPool {
                 }
             }
         };
-        if capture {
-            if let Some(reason) = self.capture(call, &mut shell) {
-                // The capture broke the shell (a command left it unable to run one): the call gets a
-                // fresh one, as when a shell cannot run the command.
+        if let Some(generation) = capture {
+            let captured = capture::capture_shell(&mut shell, &call.thread, call.cancel);
+            let retire = captured.retire.clone();
+            Self::record(&mut self.lock(), &call.lease.key, generation, captured);
+            self.captured.notify_all();
+            if let Some(reason) = retire {
+                // The capture found the shell broken: the call gets a fresh one, as when a shell
+                // cannot run the command.
                 add_orphans(&mut self.lock().orphans, shell.retire());
                 event = ShellEvent::Replaced { reason: reason.clone() };
                 match self.start(call, Some(reason))? {
@@ -577,7 +598,7 @@ impl ShellPool {
         let spec = ShellSpec { shell: &req.shell, env: &req.env, snapshot: req.snapshot.as_deref(), cwd: &req.cwd };
         match PersistentShell::start(&spec, &call.thread, call.cancel, call.deadline) {
             Ok(shell) => {
-                self.set_kill_handle(&call.lease.key, shell.kill_handle());
+                self.started(&call.lease.key, shell.kill_handle());
                 Ok(Started::Shell(Box::new(shell)))
             }
             Err(error) => {
@@ -635,6 +656,21 @@ impl Executor for ShellPool {
         out: &mut dyn OutputConsumer,
         cancel: &CancelToken,
     ) -> Result<Execution, ExecError> {
+        self.pool.execute(req, out, cancel)
+    }
+
+    fn shutdown(&self) {
+        ShellPool::shutdown(self);
+    }
+}
+
+impl Pool {
+    fn execute(
+        &self,
+        req: &ExecRequest,
+        out: &mut dyn OutputConsumer,
+        cancel: &CancelToken,
+    ) -> Result<Execution, ExecError> {
         let started = Instant::now();
         if cancel.is_cancelled() {
             return OneShotExecutor.execute(req, out, cancel);
@@ -667,10 +703,6 @@ impl Executor for ShellPool {
             }
         }
     }
-
-    fn shutdown(&self) {
-        ShellPool::shutdown(self);
-    }
 }
 
 enum Started {
@@ -694,7 +726,7 @@ impl Execution {
 /// so that the key is not "busy" forever, and the next call says why. The shell itself is then
 /// dropped, which kills it.
 struct Lease<'a> {
-    pool: &'a ShellPool,
+    pool: &'a Pool,
     key: Arc<SlotKey>,
     open: bool,
 }
@@ -790,6 +822,9 @@ fn touch_slot<'a>(slots: &'a mut HashMap<Arc<SlotKey>, Slot>, key: &Arc<SlotKey>
         generation: 0,
         carried: None,
         capturing: false,
+        capture_due: None,
+        parallel_seen: false,
+        capture_cost: None,
     });
     slot.last_used = now;
     slot
