@@ -36,6 +36,13 @@ OWN = {
     8785: ("justified", "cd DIR && find . -name X is the find tool with a path (as the hand check says of 8729)"),
     9743: ("justified", "a trailing `;` ends the only command"),
 }
+# `find [DIR] -name A -o -name B …` is one glob with alternatives (`**/{A,B}`), as the hand check says
+# of 7931; `sed -i 's/OLD/NEW/g'` of literal text is an edit that replaces every occurrence.
+OWN.update({i: ("justified", "-name A -o -name B is one brace glob") for i in (1991, 7975, 9032, 9393, 9415, 10028, 10057)})
+OWN.update({i: ("justified", "every occurrence of literal text replaced: the edit tool's replace-all") for i in (4966, 7025)})
+# `egrep` is `grep -E`: the grep tool takes extended regular expressions.
+OWN.update({i: ("justified", "egrep PATTERN FILE is the grep tool with a regex and a path") for i in range(13650, 13657)})
+OWN[17502] = ("justified", "ls -1 lists the names in one directory: the ls tool")
 
 
 def load_jsonl(path):

@@ -110,7 +110,7 @@ def starts(bashrt, env, n, extra):
         send(p, mcp_call(1))
         answer = read_until(p, is_result(1))
         rows["mcp tools/call true"].append(time.perf_counter_ns() - t0)
-        assert answer["result"]["structuredContent"]["exitCode"] == 0, answer
+        assert answer["result"]["_meta"]["bashrt/details"]["exitCode"] == 0, answer
         stop(p)
 
         t0 = time.perf_counter_ns()
