@@ -6,6 +6,7 @@ use bashrt_core::artifact::{write_window_from, ReadError, Window, WindowRequest}
 use bashrt_core::session::{SessionName, StateDir};
 
 use crate::fail;
+use crate::visible::Visible;
 
 #[derive(clap::Args)]
 pub struct ArtifactArgs {
@@ -49,6 +50,9 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
         Ok(s) => s,
         Err(_) => return fail(bashrt_core::artifact::ArtifactError::NoSession),
     };
+    if let Err(e) = state.check() {
+        return fail(e);
+    }
     let dir = state.session(&name).artifacts();
     let file = match dir.open(&args.id) {
         Ok((_, file)) => file,
@@ -65,11 +69,11 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
         }
     };
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let written = write_window_from(file, &window, &mut out).and_then(|lines| {
-        use std::io::Write;
-        out.flush().map(|_| lines)
-    });
+    let terminal = std::io::IsTerminal::is_terminal(&stdout);
+    let out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    // At a terminal, what the command printed must not drive it (see `visible`); piped, exact bytes.
+    let mut out: Box<dyn std::io::Write> = if terminal { Box::new(Visible::new(out)) } else { Box::new(out) };
+    let written = write_window_from(file, &window, &mut out).and_then(|lines| out.flush().map(|_| lines));
     match written {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

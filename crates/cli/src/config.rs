@@ -29,7 +29,7 @@ pub fn load_settings(file: Option<&PathBuf>, overrides: &[String]) -> Result<Set
 /// Options every mode shares: which session, which settings.
 #[derive(clap::Args, Default)]
 pub struct CommonArgs {
-    /// Session name (default: one session per working directory, so artifact ids keep counting there).
+    /// Session name (default: one session per working directory).
     #[arg(long)]
     pub session: Option<String>,
     /// Settings file (default: $BASHRT_SETTINGS or ~/.config/bashrt/settings.json).

@@ -28,7 +28,7 @@ pub fn run(args: GcArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let budget = settings.state_budget_bytes;
+    let (budget, keep) = (settings.state_budget_bytes, settings.keep_recent_secs);
     let runtime = Runtime::builder(settings).one_shot().watchdog(false).build();
     let Some(state) = runtime.state_dir().map(|s| s.path().to_path_buf()) else {
         return fail("no state directory: set BASHRT_STATE_DIR, XDG_STATE_HOME or HOME");
@@ -47,6 +47,10 @@ pub fn run(args: GcArgs) -> ExitCode {
     }
     if !plan.live_sessions.is_empty() {
         text.push_str(&format!("in use, kept: {}\n", plan.live_sessions.join(", ")));
+    }
+    if !plan.kept_recent.is_empty() {
+        let n = plan.kept_recent.len();
+        text.push_str(&format!("being written or written in the last {keep}s, kept: {n} artifact(s)\n"));
     }
     text.push_str(&format!("{verb} {} in {} item(s)\n", mib(plan.freed_bytes()), plan.removals.len()));
     print_out(&text)

@@ -1,7 +1,8 @@
 //! Diagnostics on stderr. By default one plain line per message, `bashrt: warning: <message>`, like
 //! bashrt's other messages: a log is read by people and by programs that capture stderr, and neither
 //! wants a timestamp, a module path or colour codes. `BASHRT_LOG` (a tracing filter such as `debug`)
-//! turns on the detailed format, for debugging. Colour only when stderr is a terminal and `NO_COLOR`
+//! turns on the detailed format, for debugging, and the logs of the MCP library, which the default
+//! leaves out. Colour only when stderr is a terminal and `NO_COLOR`
 //! is unset or empty.
 
 use std::fmt;
@@ -19,7 +20,9 @@ pub fn init() {
     let builder = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(color);
     match detailed {
         Some(filter) => builder.with_env_filter(filter).init(),
-        None => builder.with_env_filter(EnvFilter::new("warn")).event_format(Plain).init(),
+        // rmcp's own logs speak of its internals ("failed to send pending response during drain" when
+        // a client went away, which is how a session ends): `BASHRT_LOG` shows them.
+        None => builder.with_env_filter(EnvFilter::new("warn,rmcp=off")).event_format(Plain).init(),
     }
 }
 

@@ -12,6 +12,7 @@ mod progress;
 mod rpc;
 mod signals;
 mod tui;
+mod visible;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

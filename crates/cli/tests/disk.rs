@@ -3,24 +3,19 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{text, Env};
+use common::{text, tree_bytes, Env};
 use serde_json::{json, Value};
 
 const BUDGET: u64 = 4 * 1024 * 1024;
 const ARTIFACT_CAP: u64 = 1024 * 1024;
 
-fn tree_bytes(path: &Path) -> u64 {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => std::fs::read_dir(path).unwrap().map(|e| tree_bytes(&e.unwrap().path())).sum(),
-        Ok(meta) => meta.len(),
-        Err(_) => 0,
-    }
-}
-
+/// The budget and the cap, and nothing kept for being recent (these outputs come a second apart).
 fn limits() -> Vec<String> {
-    vec![format!("state.maxBytes={BUDGET}"), format!("artifacts.maxBytes={ARTIFACT_CAP}")]
+    vec![
+        format!("state.maxBytes={BUDGET}"),
+        format!("artifacts.maxBytes={ARTIFACT_CAP}"),
+        "state.keepRecentSecs=0".into(),
+    ]
 }
 
 #[test]
@@ -47,7 +42,9 @@ fn many_large_outputs_never_take_the_state_dir_over_budget_and_live_sessions_sta
         assert!(result["details"]["meta"]["truncation"]["artifactId"].is_u64(), "{result}");
         let used = tree_bytes(&env.state());
         assert!(used <= BUDGET, "after output {i}: {used} bytes in the state directory, budget {BUDGET}");
-        assert!(env.artifact_path(&session, 1).is_file(), "the newest output is kept");
+        let id = result["details"]["meta"]["truncation"]["artifactId"].as_u64().unwrap();
+        assert_eq!(id, i + 2, "ids are given once per state directory");
+        assert!(env.artifact_path(&session, id).is_file(), "the newest output is kept");
     }
     assert!(live_artifact.is_file(), "a session in use lost its artifact");
     assert_eq!(rpc.finish(), 0);
@@ -69,18 +66,25 @@ fn gc_lists_then_removes_the_least_recently_used_sessions() {
         assert!(result["details"]["meta"]["truncation"]["artifactId"].is_u64());
     }
     let budget = "state.maxBytes=3000000";
-    let dry = env.cmd().args(["gc", "--dry-run", "--set", budget]).output().unwrap();
+    let dry = env.cmd().args(["gc", "--dry-run", "--set", budget, "--set", "state.keepRecentSecs=0"]).output().unwrap();
     let text = String::from_utf8_lossy(&dry.stdout);
     assert!(text.contains("would remove session old0"), "{text}");
     assert!(text.contains("would remove session old1"), "{text}");
     assert!(!text.contains("old2"), "the newest session fits: {text}");
+
     assert!(env.artifact_path("old0", 1).is_file(), "a dry run removes nothing");
 
-    let real = env.cmd().args(["gc", "--set", budget]).output().unwrap();
+    // Just written, everything is kept: a result named it a moment ago.
+    let recent = env.cmd().args(["gc", "--set", budget]).output().unwrap();
+    let text = String::from_utf8_lossy(&recent.stdout);
+    assert!(text.contains("being written or written in the last 60s, kept: 3 artifact(s)"), "{text}");
+    assert!(env.artifact_path("old0", 1).is_file(), "{text}");
+
+    let real = env.cmd().args(["gc", "--set", budget, "--set", "state.keepRecentSecs=0"]).output().unwrap();
     assert!(String::from_utf8_lossy(&real.stdout).contains("removed session old0"), "{real:?}");
     assert!(!env.state().join("sessions/old0").exists());
     assert!(!env.state().join("sessions/old1").exists());
-    assert!(env.artifact_path("old2", 1).is_file());
+    assert!(env.artifact_path("old2", 3).is_file());
 }
 
 #[test]

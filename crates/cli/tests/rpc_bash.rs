@@ -126,7 +126,7 @@ fn abort_bash_aborts_the_newest_command_and_a_second_one_the_one_before() {
 }
 
 #[test]
-fn sessions_have_their_own_artifact_counters() {
+fn artifact_ids_are_given_once_across_sessions() {
     let env = Env::new();
     let mut rpc = env.rpc(&[], &[]);
     let big = "seq 30000";
@@ -138,16 +138,16 @@ fn sessions_have_their_own_artifact_counters() {
     let a2 = rpc.response("a2")["data"].clone();
     assert_eq!(
         (a1["artifactId"].as_u64(), b1["artifactId"].as_u64(), a2["artifactId"].as_u64()),
-        (Some(1), Some(1), Some(2))
+        (Some(1), Some(2), Some(3))
     );
     assert_eq!(a1["truncated"], true);
     // The notice is beside the output, not in it; the artifact's path is given for clients that open it.
     assert!(a1["output"].as_str().unwrap().ends_with("30000\n"), "{}", a1["output"]);
     assert!(a1["notices"][0].as_str().unwrap().ends_with("Full: artifact://1]"), "{}", a1["notices"]);
     assert_eq!(a1["fullOutputPath"], env.artifact_path("alpha", 1).display().to_string());
-    assert!(env.artifact_path("alpha", 2).is_file());
-    assert!(env.artifact_path("beta", 1).is_file());
-    assert!(!env.artifact_path("beta", 2).exists());
+    assert!(env.artifact_path("alpha", 3).is_file());
+    assert!(env.artifact_path("beta", 2).is_file());
+    assert!(!env.artifact_path("beta", 1).exists() && !env.artifact_path("alpha", 2).exists());
     assert_eq!(rpc.finish(), 0);
 }
 
@@ -172,7 +172,11 @@ fn the_session_flag_names_the_default_session() {
     rpc.send(json!({"id":"s","type":"get_state"}));
     let state = rpc.response("s")["data"].clone();
     assert_eq!((state["sessionId"].as_str(), state["defaultSessionId"].as_str()), (Some("mine"), Some("mine")));
-    assert_eq!(state["artifacts"], json!([1]));
+    let bytes = std::fs::metadata(env.artifact_path("mine", 1)).unwrap().len();
+    assert_eq!(
+        state["artifacts"],
+        json!({"count": 1, "ranges": [{"start": 1, "end": 1}], "newest": [{"id": 1, "bytes": bytes}]})
+    );
     assert_eq!(rpc.finish(), 0);
 }
 

@@ -191,7 +191,11 @@ fn get_state_and_list_sessions_describe_the_server() {
     assert_eq!(state["cwd"], env.work().display().to_string());
     assert_eq!(state["stateDir"], env.state().display().to_string());
     assert_eq!((state["runningBash"].as_u64(), state["runningToolCalls"].clone()), (Some(0), json!([])));
-    assert_eq!(state["artifacts"], json!([1]));
+    let bytes = std::fs::metadata(env.artifact_path("extra", 1)).unwrap().len();
+    assert_eq!(
+        state["artifacts"],
+        json!({"count": 1, "ranges": [{"start": 1, "end": 1}], "newest": [{"id": 1, "bytes": bytes}]})
+    );
     rpc.send(json!({"id":"l","type":"list_sessions"}));
     let list = rpc.response("l")["data"].clone();
     let names: Vec<&str> =

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{text, Env};
+use common::{stdout, text, Env};
 use serde_json::json;
 
 /// The rustc binary itself (not a rustup proxy, which needs the user's HOME).
@@ -123,4 +123,17 @@ fn rpc_bash_keeps_its_output_and_adds_the_truncation_metadata() {
     assert_eq!(tr["errorLines"]["shown"], 2);
     assert_eq!(data["outputLines"], tr["outputLines"]);
     assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn a_first_line_too_long_for_the_head_is_said_to_be_cut() {
+    let env = Env::new();
+    let out =
+        env.run(&["--set", "bash.maxLineChars=100000"], "head -c 90000 /dev/zero | tr '\\0' a; echo; seq 2 30000");
+    let text = stdout(&out);
+    let marker = text.lines().nth(1).unwrap();
+    assert_eq!(
+        marker,
+        "… the rest of line 1 and lines 2-22847 omitted (22846 lines); none of them match error patterns …"
+    );
 }

@@ -102,3 +102,55 @@ fn artifact_reads_never_follow_a_planted_link() {
     assert!(!stdout(&read).contains("not an artifact"), "{read:?}");
     assert_eq!(read.status.code(), Some(2), "{read:?}");
 }
+
+#[test]
+fn a_state_directory_another_user_prepared_is_refused_not_served() {
+    if !is_root() {
+        eprintln!(
+            "SKIPPED a_state_directory_another_user_prepared_is_refused_not_served: acting as a second user needs root"
+        );
+        return;
+    }
+    let env = Env::new();
+    let shared = env.root.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(env.root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    // The other user makes the root, a session and its log, all open to everyone.
+    let state = shared.join("state");
+    let session = state.join("sessions/s");
+    let forged = r#"{"ts":1,"command":"rm -rf / # forged","commandBytes":23,"cwd":"/","exitCode":0,"signal":null,"timedOut":false,"cancelled":false,"durationMs":1,"truncated":false,"artifactId":null}"#;
+    as_other_user(&format!(
+        "mkdir -p -m 777 '{session}' && chmod 777 '{state}' '{state}/sessions' && printf '%s\\n' '{forged}' > '{session}/bash.jsonl'",
+        session = session.display(),
+        state = state.display(),
+    ));
+    let mut rpc = env.rpc(&[], &[("BASHRT_STATE_DIR", &state)]);
+    rpc.send(serde_json::json!({"id": "h", "type": "get_history", "sessionId": "s"}));
+    let history = rpc.response("h");
+    assert!(!history.to_string().contains("forged"), "{history}");
+    // A session needs the state directory: refused, saying why.
+    rpc.send(serde_json::json!({"id": "b", "type": "bash", "command": "echo ran", "sessionId": "s"}));
+    let refused = rpc.response("b");
+    assert!(refused["error"].as_str().unwrap().starts_with("untrusted state directory: "), "{refused}");
+    // A tool call runs, its output kept nowhere.
+    rpc.send(serde_json::json!({"id": "t", "type": "tool_call", "toolCallId": "t", "name": "bash",
+                                "arguments": {"command": "seq 1 100000"}}));
+    let end = rpc.tool_event("tool_execution_end", "t").1;
+    assert_eq!(end["result"]["details"]["exitCode"], 0, "{end}");
+    assert!(
+        !common::text(&end["result"]).contains("artifact://"),
+        "an artifact was written under the other user's tree"
+    );
+    assert_eq!(rpc.finish(), 0);
+    let stderr = rpc.stderr();
+    assert!(stderr.contains("untrusted state directory"), "{stderr}");
+    assert!(stderr.contains("owned by another user (uid 65534)"), "{stderr}");
+    // And a state directory in a place others may write to, whoever made it, is refused too.
+    let open = env.root.path().join("open");
+    std::fs::create_dir_all(open.join("state")).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = env.cmd().env("BASHRT_STATE_DIR", open.join("state")).args(["artifact", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("writable by other users"), "{out:?}");
+}

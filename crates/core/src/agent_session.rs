@@ -284,6 +284,9 @@ impl AgentSession {
 
     /// Runs in `cwd`, a directory the caller checked.
     fn run(&self, command: &str, cwd: &Path, options: BashOptions<'_>, moved: Option<String>) -> BashResult {
+        if let Some(at) = command.bytes().position(|b| b == 0) {
+            return refused(cwd, crate::validate::CommandError::Nul(at).to_string());
+        }
         let cancel = match options.cancel {
             Some(c) => c,
             None => match CancelToken::new() {
@@ -415,7 +418,7 @@ pub struct LogPage {
 /// the page, whatever the log's size. Unreadable lines are skipped and not counted.
 pub fn read_log_page(path: &Path, offset: u64, limit: usize) -> LogPage {
     let mut page = LogPage::default();
-    let Ok(file) = std::fs::File::open(path) else { return page };
+    let Ok(file) = crate::private_dir::open_regular(path) else { return page };
     let mut reader = std::io::BufReader::new(file);
     let mut line = Vec::new();
     loop {

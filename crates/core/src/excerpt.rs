@@ -142,15 +142,35 @@ pub fn build(
     let omitted_matches = found.saturating_sub(in_head + in_tail);
 
     let mut text = text_view(head_bytes, opts);
-    let omitted_first = head_lines + 1;
-    let omitted_last = tail_first.saturating_sub(1);
     end_line(&mut text);
-    if omitted_last >= omitted_first {
-        let n = omitted_last - omitted_first + 1;
-        let _ = write!(text, "… lines {omitted_first}-{omitted_last} omitted ({n} line{})", plural(n));
+    // What is left out: the end of the head's last line when the head stops inside it, whole lines,
+    // the start of the tail's first line when the tail starts inside it; or, head and tail in one
+    // line, its middle.
+    let head_cut = !head_bytes.is_empty() && !head_bytes.ends_with(b"\n");
+    let tail_cut = tail_bytes.len() < tail.len() && tail[tail.len() - tail_bytes.len() - 1] != b'\n';
+    let cut = total_bytes.saturating_sub((head_bytes.len() + tail_bytes.len()) as u64);
+    let (omitted_first, omitted_last) = (head_lines + 1, tail_first.saturating_sub(1));
+    if head_cut && tail_cut && tail_first == head_lines {
+        let _ = write!(text, "… {cut} bytes omitted from the middle of line {tail_first}");
     } else {
-        let cut = total_bytes.saturating_sub((head_bytes.len() + tail_bytes.len()) as u64);
-        let _ = write!(text, "… {cut} bytes omitted from the middle of line {}", tail_first);
+        let mut parts = Vec::new();
+        if head_cut {
+            parts.push(format!("the rest of line {head_lines}"));
+        }
+        if omitted_last > omitted_first {
+            parts.push(format!("lines {omitted_first}-{omitted_last}"));
+        } else if omitted_last == omitted_first {
+            parts.push(format!("line {omitted_first}"));
+        }
+        if tail_cut {
+            parts.push(format!("the start of line {tail_first}"));
+        }
+        let whole = (omitted_last + 1).saturating_sub(omitted_first);
+        let count = match whole {
+            0 => format!("{cut} byte{}", plural(cut)),
+            n => format!("{n} line{}", plural(n)),
+        };
+        let _ = write!(text, "… {} omitted ({count})", parts.join(" and "));
     }
     match (omitted_matches, in_section) {
         (0, _) => text.push_str("; none of them match error patterns …\n"),

@@ -55,6 +55,7 @@ pub mod exec;
 pub mod feed;
 #[doc(hidden)]
 pub mod intercept;
+mod locked_file;
 #[doc(hidden)]
 pub mod normalize;
 mod outcome;
@@ -88,10 +89,11 @@ pub use cancel::CancelToken;
 pub use intercept::{Block, Rule};
 pub use normalize::{ExtractedLimit, LimitKind};
 pub use outcome::{signal_name, Outcome};
+pub use private_dir::open_regular;
 pub use reaper::MARKER_VAR;
 pub use result::ToolResult;
 pub use runtime::{Runtime, RuntimeBuilder};
 pub use session::{SessionName, StateDir};
 pub use settings::Settings;
 pub use tool::{BashParams, BashTool, CallContext};
-pub use validate::Timeout;
+pub use validate::{CommandError, Timeout};

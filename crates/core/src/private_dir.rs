@@ -40,6 +40,45 @@ pub(crate) fn ensure(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Checks that no other user controls `dir` (which need not exist yet): every directory on its
+/// canonical path, from `/` down to `dir` itself where it exists, is owned by the user or by root, and
+/// none is writable by others unless it is sticky (like `/tmp`, where others cannot rename or remove
+/// what is ours). A directory another user owns or may write to, anywhere above, would let them put
+/// their own tree (a session, its log, a snapshot) where bashrt looks. `dir` itself, when it is the
+/// user's, is made private (0700) rather than refused, as [`ensure`] does.
+pub(crate) fn check_trusted(dir: &Path) -> io::Result<()> {
+    // The nearest part of the path that exists, resolved: the rest will be created by us, 0700.
+    let mut existing = dir;
+    let canonical = loop {
+        match std::fs::canonicalize(existing) {
+            Ok(path) => break path,
+            Err(_) => match existing.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => existing = parent,
+                _ => return Ok(()),
+            },
+        }
+    };
+    let me = current_uid();
+    let mut at = PathBuf::new();
+    for part in canonical.components() {
+        at.push(part);
+        let meta = std::fs::symlink_metadata(&at)?;
+        let refuse =
+            |why: String| Err(io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: {why}", at.display())));
+        if meta.uid() != me && meta.uid() != 0 {
+            return refuse(format!("owned by another user (uid {}); refusing to use {}", meta.uid(), dir.display()));
+        }
+        if meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
+            if at == canonical && existing == dir && meta.uid() == me {
+                std::fs::set_permissions(&at, std::fs::Permissions::from_mode(0o700))?;
+                continue;
+            }
+            return refuse(format!("writable by other users; refusing to use {}", dir.display()));
+        }
+    }
+    Ok(())
+}
+
 /// The user's own runtime directory (`$XDG_RUNTIME_DIR`), when it is set and passes [`ensure`]'s
 /// checks; never created here (the system makes it at login).
 fn runtime_dir() -> Option<PathBuf> {
@@ -84,12 +123,11 @@ pub(crate) fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
 /// Opens `name` in `dir` for reading: a regular file only, never through a symbolic link.
 pub(crate) fn open_regular_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
     let flags = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
-    let fd = nix::fcntl::openat(dir, name, flags, Mode::empty())?;
-    let file = File::from(fd);
-    if !file.metadata()?.file_type().is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{name} is not a regular file")));
-    }
-    Ok(file)
+    let fd = nix::fcntl::openat(dir, name, flags, Mode::empty()).map_err(|e| match e {
+        nix::errno::Errno::ENOENT => io::Error::from(e),
+        other => not_regular(name, other),
+    })?;
+    regular(File::from(fd), name)
 }
 
 /// Creates `name` in `dir` for reading and writing, mode 0600: fails if anything (a file, a link) is there already.
@@ -99,15 +137,47 @@ pub(crate) fn create_new_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
     Ok(File::from(fd))
 }
 
-/// Opens `name` in `dir` for appending (created 0600 when missing), never through a symbolic link.
+/// Opens `name` in `dir` for appending (created 0600 when missing), never through a symbolic link,
+/// never waiting (a FIFO planted there is refused, not waited on), and only a regular file.
 pub(crate) fn append_in(dir: &OwnedFd, name: &str) -> io::Result<File> {
-    let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_APPEND | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-    let fd = nix::fcntl::openat(dir, name, flags, Mode::from_bits_truncate(0o600))?;
-    let file = File::from(fd);
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_APPEND | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
+    let fd = nix::fcntl::openat(dir, name, flags, Mode::from_bits_truncate(0o600)).map_err(|e| not_regular(name, e))?;
+    regular(File::from(fd), name)
+}
+
+/// Opens `path` for reading the way every file bashrt keeps is opened: never through a symbolic
+/// link, never waiting (a FIFO or a device planted in its place would block `open` for good: it is
+/// refused), and only a regular file. For files named by a path the user gives (settings) or that
+/// a listing found (an artifact, a log).
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let flags = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
+    let name = path.display().to_string();
+    let fd = nix::fcntl::open(path, flags, Mode::empty()).map_err(|e| not_regular(&name, e))?;
+    regular(File::from(fd), &name)
+}
+
+/// `file` when it is a regular file, with `O_NONBLOCK` cleared (it changes nothing for a regular
+/// file, but a reader may hand the file on).
+pub(crate) fn regular(file: File, name: &str) -> io::Result<File> {
     if !file.metadata()?.file_type().is_file() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{name} is not a regular file")));
     }
+    let flags = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_GETFL)?;
+    let flags = OFlag::from_bits_truncate(flags) & !OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFL(flags))?;
     Ok(file)
+}
+
+/// An `open` error, said plainly for a link (`O_NOFOLLOW` gives ELOOP) and for a FIFO without a reader
+/// or writer (`O_NONBLOCK` gives ENXIO).
+pub(crate) fn not_regular(name: &str, error: nix::errno::Errno) -> io::Error {
+    match error {
+        nix::errno::Errno::ELOOP | nix::errno::Errno::ENXIO => {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("{name} is not a regular file"))
+        }
+        other => io::Error::from(other),
+    }
 }
 
 /// Whether `lstat` metadata describes a regular file (not a symlink) owned by the current user.
@@ -156,6 +226,26 @@ mod tests {
         assert!(create_new_in(&dir, "link").is_err());
         assert!(append_in(&dir, "link").is_err());
         assert!(open_dir(&base.path().join("link")).is_err());
+    }
+
+    #[test]
+    fn a_directory_under_the_users_own_and_root_owned_ones_is_trusted() {
+        let base = tempfile::tempdir().unwrap();
+        assert!(check_trusted(&base.path().join("state/sub")).is_ok());
+        assert!(check_trusted(Path::new("/")).is_ok());
+        // The directory itself, the user's and open to others, is made private; above it, a
+        // directory others may write to (and rename things in) is refused, whoever owns it.
+        let state = base.path().join("state");
+        std::fs::create_dir(&state).unwrap();
+        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(check_trusted(&state).is_ok());
+        assert_eq!(std::fs::metadata(&state).unwrap().mode() & 0o777, 0o700);
+        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let error = check_trusted(&state).unwrap_err();
+        let expected = format!("writable by other users; refusing to use {}", state.display());
+        assert!(error.to_string().ends_with(&expected), "{error}");
+        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(check_trusted(&state).is_ok());
     }
 
     #[test]

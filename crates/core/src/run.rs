@@ -9,9 +9,8 @@
 //! and closed before the report exists.
 
 use std::ffi::OsString;
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactBudget, ArtifactDir, NewArtifact};
@@ -73,11 +72,10 @@ pub(crate) fn run_on<'a>(
 ) -> Result<RunReport<'a>, RunError> {
     let settings = runtime.settings();
     let shell = runtime.shell()?;
-    let reserved = Arc::new(AtomicU64::new(0));
+    let hold = SharedHold::default();
     let allocator = spec.artifacts.map(|dir| {
         let runtime = Arc::clone(runtime);
-        Box::new(BudgetedAllocator { runtime, dir: dir.clone(), reserved: Arc::clone(&reserved) })
-            as Box<dyn ArtifactAllocator>
+        Box::new(BudgetedAllocator { runtime, dir: dir.clone(), hold: Arc::clone(&hold) }) as Box<dyn ArtifactAllocator>
     });
     // An extracted head may be applied to stdout alone (the executor splits it off): then stderr
     // lines come on top of its count, and the sink keeps every line up to its byte cap. Otherwise the
@@ -148,7 +146,7 @@ pub(crate) fn run_on<'a>(
         sink.ensure_spilled();
     }
     let output = sink.finish();
-    settle_spill(runtime, spec.artifacts, output.spill(), reserved.load(Ordering::Relaxed));
+    settle_spill(runtime, spec.artifacts, output.spill(), &hold);
     Ok(RunReport {
         output,
         limits,
@@ -176,8 +174,18 @@ pub(crate) fn run_on<'a>(
 struct BudgetedAllocator {
     runtime: Arc<Runtime>,
     dir: ArtifactDir,
-    reserved: Arc<AtomicU64>,
+    hold: SharedHold,
 }
+
+/// What a call's spill holds of the state directory's budget: its file, and the room reserved for it.
+#[derive(Debug, Default)]
+struct SpillHold {
+    file: PathBuf,
+    reserved: u64,
+}
+
+/// The spill's hold, shared by its allocator, its budget and the settling at the end of the call.
+type SharedHold = Arc<Mutex<SpillHold>>;
 
 /// Room asked of the budget at a time: a step per few megabytes, so that fifty small outputs at once
 /// do not each hold a whole artifact's cap.
@@ -193,7 +201,8 @@ impl ArtifactAllocator for BudgetedAllocator {
         let mut artifact = self.dir.allocator().allocate()?;
         artifact.max_bytes = self.runtime.settings().max_artifact_bytes;
         if self.runtime.retention().is_some() {
-            let budget = RetentionBudget { runtime: Arc::clone(&self.runtime), reserved: Arc::clone(&self.reserved) };
+            self.hold.lock().unwrap_or_else(PoisonError::into_inner).file = artifact.path.clone();
+            let budget = RetentionBudget { runtime: Arc::clone(&self.runtime), hold: Arc::clone(&self.hold) };
             artifact.budget = Some(Box::new(budget));
         }
         Ok(artifact)
@@ -203,31 +212,42 @@ impl ArtifactAllocator for BudgetedAllocator {
 /// Reserves room under the state directory's budget as an artifact grows.
 struct RetentionBudget {
     runtime: Arc<Runtime>,
-    reserved: Arc<AtomicU64>,
+    hold: SharedHold,
 }
 
 impl ArtifactBudget for RetentionBudget {
     fn grow(&mut self, bytes: u64) -> Result<(), String> {
         let Some(retention) = self.runtime.retention() else { return Ok(()) };
-        let reserved = self.reserved.load(Ordering::Relaxed);
-        if bytes <= reserved {
+        let mut hold = self.hold.lock().unwrap_or_else(PoisonError::into_inner);
+        if bytes <= hold.reserved {
             return Ok(());
         }
         // Steps are small beside the budget too, so that a small budget is not taken by one step.
-        let step = (bytes - reserved).max(RESERVE_STEP.min(retention.budget() / 16));
-        match retention.reserve(step) {
+        let step = (bytes - hold.reserved).max(RESERVE_STEP.min(retention.budget() / 16));
+        match retention.reserve(&hold.file, step) {
             Ok(plan) => {
                 if let Some(plan) = plan {
                     let (items, freed) = (plan.removals.len(), plan.freed_bytes());
                     tracing::info!("state directory over budget: removed {items} item(s), {freed} bytes");
                 }
-                self.reserved.store(reserved + step, Ordering::Relaxed);
+                hold.reserved += step;
                 Ok(())
             }
             Err(()) => Err(format!(
-                "the state directory is at its budget (state.maxBytes = {} bytes) and what remains is in use",
-                retention.budget()
+                "the state directory is at its budget (state.maxBytes = {} bytes) and what remains is in use or \
+was written in the last {}s (state.keepRecentSecs)",
+                retention.budget(),
+                retention.keep().recent.as_secs()
             )),
+        }
+    }
+
+    fn release(&mut self) {
+        let Some(retention) = self.runtime.retention() else { return };
+        let mut hold = self.hold.lock().unwrap_or_else(PoisonError::into_inner);
+        if hold.reserved > 0 {
+            retention.settle(&hold.file, hold.reserved, 0);
+            hold.reserved = 0;
         }
     }
 }
@@ -235,7 +255,7 @@ impl ArtifactBudget for RetentionBudget {
 /// Gives back the reservation, and removes an artifact whose writing failed (a full disk): it holds an
 /// unknown prefix of the output and must never be served as the full output; the result already says
 /// the output could not be kept.
-fn settle_spill(runtime: &Runtime, dir: Option<&ArtifactDir>, spill: &Spill, reserved: u64) {
+fn settle_spill(runtime: &Runtime, dir: Option<&ArtifactDir>, spill: &Spill, hold: &SharedHold) {
     let written = match spill {
         Spill::Written { bytes, dropped, .. } => bytes - dropped,
         Spill::Failed { id: Some(id), .. } => {
@@ -248,7 +268,8 @@ fn settle_spill(runtime: &Runtime, dir: Option<&ArtifactDir>, spill: &Spill, res
         }
         _ => 0,
     };
-    if let Some(retention) = runtime.retention().filter(|_| reserved > 0) {
-        retention.settle(reserved, written);
+    let hold = hold.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(retention) = runtime.retention().filter(|_| hold.reserved > 0) {
+        retention.settle(&hold.file, hold.reserved, written);
     }
 }

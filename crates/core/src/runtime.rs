@@ -39,6 +39,8 @@ pub struct Runtime {
     reaper: Reaper,
     snapshots: Option<SnapshotCache>,
     state: Option<StateDir>,
+    /// Why there is no state directory, when one was named but refused (another user controls it).
+    state_refused: Option<SessionError>,
     /// The state directory's budget and the sessions this runtime holds; `None` without state.
     retention: Option<Retention>,
     warnings: Vec<String>,
@@ -123,14 +125,20 @@ impl RuntimeBuilder {
         let state = match self.state {
             StateChoice::Dir(dir) => Some(StateDir::new(dir)),
             StateChoice::None => None,
-            StateChoice::FromEnv => match StateDir::from_env() {
-                Ok(state) => Some(state),
-                Err(e) => {
-                    warnings.push(format!("{e}; output beyond the model's view is not kept, sessions are unavailable"));
-                    None
-                }
-            },
+            StateChoice::FromEnv => StateDir::from_env().map(Some).unwrap_or_else(|e| {
+                warnings.push(format!("{e}; output beyond the model's view is not kept, sessions are unavailable"));
+                None
+            }),
         };
+        let mut state_refused = None;
+        let state = state.filter(|state| match state.check() {
+            Ok(()) => true,
+            Err(e) => {
+                warnings.push(format!("{e}; output beyond the model's view is not kept, sessions are unavailable"));
+                state_refused = Some(e);
+                false
+            }
+        });
         let settings = self.settings;
         let snapshots = settings.snapshot.then(|| {
             let dir = self.snapshot_dir.or_else(|| state.as_ref().map(|s| s.path().join("snapshots")));
@@ -145,8 +153,15 @@ impl RuntimeBuilder {
             last_env: Mutex::new(None),
             reaper: Reaper::new(watchdog_shell, Duration::from_millis(settings.kill_grace_ms)),
             snapshots,
-            retention: state.as_ref().map(|s| Retention::new(s.path().to_path_buf(), settings.state_budget_bytes)),
+            retention: state.as_ref().map(|s| {
+                Retention::new(
+                    s.path().to_path_buf(),
+                    settings.state_budget_bytes,
+                    Duration::from_secs(settings.keep_recent_secs),
+                )
+            }),
             state,
+            state_refused,
             warnings,
             single_call: self.single_call,
             settings: Arc::new(settings),
@@ -201,7 +216,8 @@ impl Runtime {
     /// The session `name`, starting in `cwd` (its log and artifacts persist under the state directory;
     /// its shell and cwd live as long as this value).
     pub fn session(self: &Arc<Self>, name: &SessionName, cwd: PathBuf) -> Result<AgentSession, SessionError> {
-        let state = self.state.as_ref().ok_or(SessionError::NoStateDir)?;
+        let state =
+            self.state.as_ref().ok_or_else(|| self.state_refused.clone().unwrap_or(SessionError::NoStateDir))?;
         Ok(AgentSession::new(Arc::clone(self), state.session(name), cwd))
     }
 
@@ -223,7 +239,7 @@ impl Runtime {
     /// remove. Runs by itself before an output spills; this is for running it by hand (`bashrt gc`).
     pub fn collect_garbage(&self, dry_run: bool) -> std::io::Result<GcPlan> {
         let Some(retention) = &self.retention else { return Ok(GcPlan::default()) };
-        let plan = retention::plan(retention.state(), retention.budget())?;
+        let plan = retention::plan(retention.state(), retention.budget(), retention.keep())?;
         if !dry_run {
             let (_, errors) = retention::apply(&plan);
             if let Some(error) = errors.first() {

@@ -12,7 +12,7 @@ use crate::artifact::ArtifactDir;
 pub const STATE_DIR_ENV: &str = "BASHRT_STATE_DIR";
 
 /// Why a session could not be named or found.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SessionError {
     /// The name is not one safe path component.
@@ -21,6 +21,9 @@ pub enum SessionError {
     /// Neither `BASHRT_STATE_DIR`, `XDG_STATE_HOME` nor `HOME` says where state goes.
     #[error("no state directory: set BASHRT_STATE_DIR, XDG_STATE_HOME or HOME")]
     NoStateDir,
+    /// Another user controls the state directory or a directory above it.
+    #[error("untrusted state directory: {0}")]
+    Untrusted(String),
 }
 
 /// A session name that is safe as a single path component.
@@ -41,25 +44,42 @@ impl SessionName {
         }
     }
 
-    /// The implicit session of a working directory, so calls made in one directory share artifact ids:
-    /// `/work/main` becomes `cwd-work-main`. It never starts with `-`, so it can be given back as
-    /// `--session cwd-work-main` without being taken for an option.
+    /// The implicit session of a working directory, so that calls made in one directory share a
+    /// session: `/work/main` becomes `cwd-work-main`. Two directories never share one: a path
+    /// made of letters, digits, `.`, `_` and `/` alone (and not too long) is written out so, `/`
+    /// as `-`; any other (`/x/a-b`, which would read as `/x/a/b`; spaces; non-ASCII; longer than
+    /// fits) is written `cwdh-<as far as it fits>-<hash of the whole path>`. It never starts with
+    /// `-`, so it can be given back as `--session cwd-work-main` without being taken for an option.
     pub fn for_cwd(cwd: &Path) -> Self {
-        let mut name = String::from("cwd-");
-        let text = cwd.to_string_lossy();
-        for c in text.trim_start_matches('/').chars() {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                name.push(c);
-            } else {
-                name.push('-');
+        // Its components, so that `/x/a/`, `/x//a` and `/x/a` are one directory and one session.
+        let parts: Vec<&std::ffi::OsStr> = cwd
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::RootDir | std::path::Component::Prefix(_)))
+            .map(|c| c.as_os_str())
+            .collect();
+        let joined = parts.join(std::ffi::OsStr::new("/"));
+        let text = joined.to_string_lossy();
+        let mut plain = String::from("cwd-");
+        let mut lossless = joined.to_str().is_some();
+        for c in text.chars() {
+            match c {
+                '/' => plain.push('-'),
+                c if c.is_ascii_alphanumeric() || matches!(c, '.' | '_') => plain.push(c),
+                _ => {
+                    plain.push('-');
+                    lossless = false;
+                }
             }
         }
-        if name.len() > 200 {
-            // Keep it one path component; the hash keeps long paths apart.
-            let hash = fnv1a(text.as_bytes());
-            name.truncate(180);
-            name.push_str(&format!("-{hash:016x}"));
+        if lossless && plain.len() <= 200 {
+            return Self(plain);
         }
+        // Keep it one path component, told apart by the hash of the whole path.
+        let hash = fnv1a(joined.as_encoded_bytes());
+        let mut name = String::from("cwdh-");
+        name.push_str(&plain["cwd-".len()..]);
+        name.truncate(178);
+        name.push_str(&format!("-{hash:016x}"));
         Self(name)
     }
 
@@ -102,9 +122,15 @@ impl StateDir {
         &self.0
     }
 
+    /// Checks that no other user controls the directory or any above it (see the README's "Private
+    /// files"): the error says which and why. A runtime refuses a state directory that fails it.
+    pub fn check(&self) -> Result<(), SessionError> {
+        crate::private_dir::check_trusted(&self.0).map_err(|e| SessionError::Untrusted(e.to_string()))
+    }
+
     /// The session `name` (nothing is created on disk yet).
     pub fn session(&self, name: &SessionName) -> Session {
-        Session { name: name.clone(), dir: self.0.join("sessions").join(name.as_str()) }
+        Session { name: name.clone(), dir: self.0.join("sessions").join(name.as_str()), state: self.0.clone() }
     }
 }
 
@@ -113,6 +139,8 @@ impl StateDir {
 pub struct Session {
     name: SessionName,
     dir: PathBuf,
+    /// The state directory it is in (whose counter gives its artifact ids).
+    state: PathBuf,
 }
 
 impl Session {
@@ -128,7 +156,7 @@ impl Session {
 
     /// Its artifact directory.
     pub fn artifacts(&self) -> ArtifactDir {
-        ArtifactDir::new(self.dir.join("artifacts"))
+        ArtifactDir::in_state(self.dir.join("artifacts"), self.state.clone())
     }
 }
 
@@ -139,12 +167,27 @@ mod tests {
     #[test]
     fn cwd_names_are_one_safe_component() {
         assert_eq!(SessionName::for_cwd(Path::new("/work/main")).as_str(), "cwd-work-main");
-        assert_eq!(SessionName::for_cwd(Path::new("/a b/ü")).as_str(), "cwd-a-b--");
         assert_eq!(SessionName::for_cwd(Path::new("/")).as_str(), "cwd-");
-        assert_eq!(SessionName::for_cwd(Path::new("/-x")).as_str(), "cwd--x");
-        let long = "/x".repeat(300);
-        let name = SessionName::for_cwd(Path::new(&long));
-        assert!(SessionName::parse(name.as_str()).is_ok());
+        for path in ["/a b/ü", "/-x", &"/x".repeat(300)] {
+            let name = SessionName::for_cwd(Path::new(path));
+            assert!(name.as_str().starts_with("cwdh-"), "{path}: {name:?}");
+            assert!(SessionName::parse(name.as_str()).is_ok(), "{path}: {name:?}");
+        }
+    }
+
+    #[test]
+    fn two_directories_never_share_a_session() {
+        let names: Vec<SessionName> = ["/x/a/b", "/x/a-b", "/x/a_b", "/x/a b", "/x/a.b", "/x/a/b/", "/x/ab"]
+            .iter()
+            .map(|p| SessionName::for_cwd(Path::new(p)))
+            .collect();
+        // `/x/a/b/` is `/x/a/b` (a path's trailing slash names the same directory).
+        assert_eq!(names[0], names[5]);
+        let mut distinct: Vec<&str> = names.iter().map(SessionName::as_str).collect();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), names.len() - 1, "{names:?}");
+        assert_eq!(names[1].as_str().len(), "cwdh-x-a-b-".len() + 16);
     }
 
     #[test]

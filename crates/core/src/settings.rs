@@ -12,6 +12,10 @@ use serde_json::Value;
 use crate::intercept::{default_rules, Rule};
 use crate::signatures::{self, Signature, SignatureSet};
 use crate::sink::{SinkConfig, DEFAULT_MAX_BYTES};
+use crate::validate::{MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS};
+
+/// The largest settings file read (a settings file is a few KB; a huge one is a mistake).
+const SETTINGS_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Environment variable naming the settings file (overrides the default location).
 pub const SETTINGS_ENV: &str = "BASHRT_SETTINGS";
@@ -75,6 +79,9 @@ pub struct Settings {
     /// `state.maxBytes`: the most the whole state directory may hold; the least recently used sessions
     /// (never a live one), then the oldest artifacts, are removed to stay under it.
     pub state_budget_bytes: u64,
+    /// `state.keepRecentSecs`: an artifact (or a session) written to in the last this many seconds
+    /// is never removed by retention: a result just returned names it, and the model reads it next.
+    pub keep_recent_secs: u64,
     /// `bash.view`: the excerpt view or the plain tail for a truncated output.
     pub view: ViewMode,
     /// `bash.errorSignatures` (the base set, default: the built-in one) and
@@ -108,6 +115,7 @@ impl Default for Settings {
             snapshot: true,
             max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
             state_budget_bytes: DEFAULT_STATE_BUDGET_BYTES,
+            keep_recent_secs: 60,
             view: ViewMode::Smart,
             error_signatures: SignatureSet::defaults(),
         }
@@ -125,22 +133,26 @@ pub const KEYS: &[(&str, &str)] = &[
     ("bash.virtualTerminal", "\"on\" | \"off\", default \"off\": allow the PTY path when a UI exists"),
     ("shellPath", "string: the shell that runs commands (default: $SHELL if bash, else bash on PATH)"),
     ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
-    ("bash.defaultTimeout", "number of seconds, default 300 (calls are clamped to 1..3600)"),
-    ("bash.maxOutputBytes", "integer, default 51200: bytes of output tail the model sees"),
+    ("bash.defaultTimeout", "number of seconds in 1..=3600, default 300 (calls are clamped to the same range)"),
+    ("bash.maxOutputBytes", "integer in 1024..=16777216, default 51200: bytes of output the model sees"),
     (
         "bash.maxErrorOutputBytes",
-        "integer, default: bash.maxOutputBytes: bytes the model sees when the call failed (for clients that cut errors shorter)",
+        "integer in 1024..=16777216, default: bash.maxOutputBytes: bytes the model sees when the call failed (for clients that cut errors shorter)",
     ),
-    ("bash.maxLineChars", "integer, default 4000: longest line the model sees"),
-    ("bash.killGraceMs", "integer, default 200: SIGTERM to SIGKILL grace on timeout/abort"),
+    ("bash.maxLineChars", "integer in 16..=1048576, default 4000: longest line the model sees"),
+    ("bash.killGraceMs", "integer in 0..=60000, default 200: SIGTERM to SIGKILL grace (ms) on timeout/abort"),
     ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
     ("bash.env", "object of string values: extra environment for every command"),
     ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
     (
         "artifacts.maxBytes",
-        "bytes, default 268435456 (256 MiB): the most one artifact keeps (its head and tail past it)",
+        "bytes in 4096..=2^40, default 268435456 (256 MiB): the most one artifact keeps (its head and tail past it)",
     ),
-    ("state.maxBytes", "bytes, default 2147483648 (2 GiB): the budget of the whole state directory"),
+    ("state.maxBytes", "bytes in 2^20..=2^50, default 2147483648 (2 GiB): the budget of the whole state directory"),
+    (
+        "state.keepRecentSecs",
+        "seconds in 0..=3600, default 60: what was written this recently is never removed to stay under state.maxBytes",
+    ),
     ("bash.view", "\"smart\" (default) | \"tail\": a truncated output as head + error lines + tail, or its tail"),
     (
         "bash.errorSignatures",
@@ -191,7 +203,15 @@ impl Settings {
     /// Applies a JSON settings file on top of these settings.
     pub fn apply_file(&mut self, path: &Path) -> Result<Vec<String>, SettingsError> {
         let file_error = |reason: String| SettingsError::File { path: path.to_path_buf(), reason };
-        let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+        // Opened as every file bashrt reads: a FIFO in its place is refused, not waited on; and at
+        // most SETTINGS_MAX_BYTES of it.
+        let file = crate::private_dir::open_regular(path).map_err(|e| file_error(e.to_string()))?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, SETTINGS_MAX_BYTES + 1), &mut text)
+            .map_err(|e| file_error(e.to_string()))?;
+        if text.len() as u64 > SETTINGS_MAX_BYTES {
+            return Err(file_error(format!("larger than {} MiB", SETTINGS_MAX_BYTES / (1024 * 1024))));
+        }
         let value: Value = serde_json::from_str(&text).map_err(|e| file_error(format!("invalid JSON: {e}")))?;
         let Value::Object(map) = value else {
             return Err(file_error("expected a JSON object at the top".into()));
@@ -246,40 +266,29 @@ impl Settings {
             }
             "bash.defaultTimeout" => {
                 self.default_timeout_secs =
-                    value.as_f64().filter(|v| v.is_finite()).ok_or_else(|| bad("expected a number of seconds"))?
+                    value.as_f64().filter(|v| (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(v)).ok_or_else(|| {
+                        bad(&format!("expected a number of seconds in {MIN_TIMEOUT_SECS}..={MAX_TIMEOUT_SECS}"))
+                    })?
             }
             "bash.maxOutputBytes" => {
-                self.max_output_bytes =
-                    as_count(&value).filter(|v| *v >= 1024).ok_or_else(|| bad("expected an integer ≥ 1024"))? as usize
+                self.max_output_bytes = in_range(&value, VIEW_BYTES).map_err(|e| bad(&e))? as usize
             }
             "bash.maxErrorOutputBytes" => {
                 self.max_error_output_bytes = match value {
                     Value::Null => None,
-                    _ => {
-                        Some(as_count(&value).filter(|v| *v >= 1024).ok_or_else(|| bad("expected an integer ≥ 1024"))?
-                            as usize)
-                    }
+                    _ => Some(in_range(&value, VIEW_BYTES).map_err(|e| bad(&e))? as usize),
                 }
             }
-            "bash.maxLineChars" => {
-                self.max_line_chars =
-                    as_count(&value).filter(|v| *v >= 16).ok_or_else(|| bad("expected an integer ≥ 16"))? as usize
-            }
-            "bash.killGraceMs" => {
-                self.kill_grace_ms = as_count(&value).ok_or_else(|| bad("expected an integer of milliseconds"))?
-            }
+            "bash.maxLineChars" => self.max_line_chars = in_range(&value, LINE_CHARS).map_err(|e| bad(&e))? as usize,
+            "bash.killGraceMs" => self.kill_grace_ms = in_range(&value, KILL_GRACE_MS).map_err(|e| bad(&e))?,
             "bash.nonInteractiveEnv" => {
                 self.non_interactive_env = as_bool(&value).ok_or_else(|| bad("expected true or false"))?
             }
             "bash.snapshot" => self.snapshot = as_bool(&value).ok_or_else(|| bad("expected true or false"))?,
-            "artifacts.maxBytes" => {
-                self.max_artifact_bytes =
-                    as_count(&value).filter(|v| *v >= 4096).ok_or_else(|| bad("expected an integer ≥ 4096"))?
-            }
-            "state.maxBytes" => {
-                self.state_budget_bytes = as_count(&value)
-                    .filter(|v| *v >= 1024 * 1024)
-                    .ok_or_else(|| bad("expected an integer ≥ 1048576"))?
+            "artifacts.maxBytes" => self.max_artifact_bytes = in_range(&value, ARTIFACT_BYTES).map_err(|e| bad(&e))?,
+            "state.maxBytes" => self.state_budget_bytes = in_range(&value, STATE_BYTES).map_err(|e| bad(&e))?,
+            "state.keepRecentSecs" => {
+                self.keep_recent_secs = in_range(&value, KEEP_RECENT_SECS).map_err(|e| bad(&e))?
             }
             "bash.view" => {
                 self.view = match value.as_str() {
@@ -385,8 +394,26 @@ fn as_bool(v: &Value) -> Option<bool> {
     }
 }
 
-fn as_count(v: &Value) -> Option<u64> {
-    v.as_u64()
+/// Every numeric setting has bounds: a value past them is a mistake (or hostile: a 2^64 − 1 byte
+/// view), refused with the range rather than clamped in silence.
+type Range = (u64, u64);
+/// `bash.maxOutputBytes`, `bash.maxErrorOutputBytes`: a view of 1 KiB to 16 MiB (the view is held
+/// in memory and sent whole to the model).
+const VIEW_BYTES: Range = (1024, 16 * 1024 * 1024);
+/// `bash.maxLineChars`.
+const LINE_CHARS: Range = (16, 1024 * 1024);
+/// `bash.killGraceMs`: at most a minute between SIGTERM and SIGKILL.
+const KILL_GRACE_MS: Range = (0, 60_000);
+/// `artifacts.maxBytes`: 4 KiB to 1 TiB.
+const ARTIFACT_BYTES: Range = (4096, 1 << 40);
+/// `state.maxBytes`: 1 MiB to 1 PiB.
+const STATE_BYTES: Range = (1024 * 1024, 1 << 50);
+/// `state.keepRecentSecs`: up to an hour.
+const KEEP_RECENT_SECS: Range = (0, 3600);
+
+/// An integer within `range`, or the error text that says the range.
+fn in_range(v: &Value, (low, high): Range) -> Result<u64, String> {
+    v.as_u64().filter(|n| (low..=high).contains(n)).ok_or_else(|| format!("expected an integer in {low}..={high}"))
 }
 
 fn as_opt_string(v: &Value) -> Option<Option<String>> {

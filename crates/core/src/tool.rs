@@ -22,7 +22,7 @@ use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, 
 use crate::run::{run_on, RunSpec};
 use crate::runtime::Runtime;
 use crate::settings::Settings;
-use crate::validate::{resolve_cwd, Timeout};
+use crate::validate::{check_command, resolve_cwd, Timeout};
 
 /// The tool's parameters, as the model sends them. A front reads them from JSON with
 /// [`read_arguments`](crate::arguments::read_arguments), which takes the forms models really send
@@ -181,8 +181,8 @@ impl BashTool {
                 details.normalization = Some(Normalization { command: normalized.command, extracted });
             }
         }
-        if original.is_empty() {
-            return refused("Command must not be empty".to_string(), details);
+        if let Err(e) = check_command(original) {
+            return refused(e.to_string(), details);
         }
 
         // Intercept.

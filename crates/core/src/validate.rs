@@ -11,14 +11,48 @@ use serde::Serialize;
 pub const MIN_TIMEOUT_SECS: f64 = 1.0;
 pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
 
+/// Why a call's working directory cannot be used. The path is shown with its control characters
+/// escaped (`\u{1b}`): the text reaches terminals (`bashrt run`), which would obey an escape
+/// sequence in a directory's name.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum CwdError {
-    #[error("Working directory does not exist: {}", .0.display())]
+    #[error("Working directory does not exist: {}", shown(.0))]
     Missing(PathBuf),
-    #[error("Working directory is not a directory: {}", .0.display())]
+    #[error("Working directory is not a directory: {}", shown(.0))]
     NotADirectory(PathBuf),
-    #[error("Working directory is not accessible: {}: {reason}", .path.display())]
+    #[error("Working directory is not accessible: {}: {reason}", shown(.path))]
     Inaccessible { path: PathBuf, reason: String },
+}
+
+/// `path` as text, its control characters escaped as Rust writes them (`\n`, `\u{1b}`).
+fn shown(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
+/// Why a command cannot be run at all.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CommandError {
+    #[error("Command must not be empty")]
+    Empty,
+    /// bash reads a command as a C string: it would run only the text before the NUL, silently.
+    #[error("Not run: the command holds a NUL byte (at byte {0}), which bash cannot run: it would run only the text before it")]
+    Nul(usize),
+}
+
+/// Checks that `command` (already trimmed) is something bash can run as written.
+pub fn check_command(command: &str) -> Result<(), CommandError> {
+    if command.is_empty() {
+        return Err(CommandError::Empty);
+    }
+    match command.bytes().position(|b| b == 0) {
+        Some(at) => Err(CommandError::Nul(at)),
+        None => Ok(()),
+    }
 }
 
 /// Resolves `requested` against the session cwd and checks it is a directory.
@@ -115,6 +149,12 @@ impl Timeout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_name_cannot_drive_the_terminal_that_shows_the_error() {
+        let error = resolve_cwd(Path::new("/"), Some("/nonexistent/\u{1b}]0;title\u{7}x")).unwrap_err();
+        assert_eq!(error.to_string(), "Working directory does not exist: /nonexistent/\\u{1b}]0;title\\u{7}x");
+    }
 
     #[test]
     fn cwd_errors_carry_the_absolute_path() {

@@ -163,6 +163,11 @@ fn read_whole(dir: &ArtifactDir, id: &str, uri: &str) -> Result<ResourceContents
     let mut bytes = Vec::new();
     file.take(MAX_RESOURCE_BYTES as u64).read_to_end(&mut bytes).map_err(io)?;
     let truncated = (bytes.len() as u64) < total;
+    if truncated {
+        // The cut may fall inside a character: end at the last whole one, so that a UTF-8 output
+        // stays text (the `totalBytes` of the meta says there is more).
+        bytes.truncate(bytes.len() - cut_character(&bytes));
+    }
     let meta = truncation_meta(truncated, Some(total));
     let contents = match String::from_utf8(bytes) {
         Ok(text) => ResourceContents::text(text, uri),
@@ -174,6 +179,21 @@ fn read_whole(dir: &ArtifactDir, id: &str, uri: &str) -> Result<ResourceContents
         },
     };
     Ok(with_meta(contents, meta))
+}
+
+/// How many bytes at the end of `bytes` are the start of a character cut short (0 to 3): none unless
+/// the last character begins a valid sequence that the end cut, so an invalid byte is left to make
+/// the answer a blob.
+fn cut_character(bytes: &[u8]) -> usize {
+    let window = bytes.len().saturating_sub(4);
+    let Some(start) = bytes[window..].iter().rposition(|b| b & 0xC0 != 0x80).map(|at| window + at) else {
+        return 0;
+    };
+    match std::str::from_utf8(&bytes[start..]) {
+        // `error_len() == None`: the input ended inside a character that was valid so far.
+        Err(e) if e.error_len().is_none() => bytes.len() - start,
+        _ => 0,
+    }
 }
 
 fn truncation_meta(truncated: bool, total: Option<u64>) -> Option<MetaObject> {
@@ -240,6 +260,52 @@ mod tests {
         assert_eq!(window_request("lines=2-5").unwrap().lines.as_deref(), Some("2-5"));
         assert!(matches!(window_request("head=x"), Err(ResourceError::BadValue { .. })));
         assert!(matches!(window_request("size=1"), Err(ResourceError::BadParameter(_))));
+    }
+
+    #[test]
+    fn a_text_cut_inside_a_character_stays_text() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = ArtifactDir::new(root.path().to_path_buf());
+        // The limit falls after the first byte of `€` (3 bytes), then after its second.
+        for before in [MAX_RESOURCE_BYTES - 1, MAX_RESOURCE_BYTES - 2] {
+            let mut output = "a".repeat(before);
+            output.push_str("€ and more\n");
+            std::fs::write(dir.path().join("5.bash.log"), &output).unwrap();
+            match read(&dir, "artifact://5").unwrap() {
+                ResourceContents::TextResourceContents { text, meta, .. } => {
+                    assert_eq!(text, output[..before]);
+                    let meta = meta.unwrap();
+                    assert_eq!(meta.get("truncated"), Some(&Value::Bool(true)));
+                    assert_eq!(meta.get("totalBytes"), Some(&Value::from(output.len())));
+                }
+                other => panic!("not text: {other:?}"),
+            }
+        }
+        // A cut on a boundary keeps every byte up to the limit.
+        std::fs::write(dir.path().join("6.bash.log"), "€".repeat(MAX_RESOURCE_BYTES)).unwrap();
+        match read(&dir, "artifact://6").unwrap() {
+            ResourceContents::TextResourceContents { text, .. } => assert_eq!(text.len(), MAX_RESOURCE_BYTES - 1),
+            other => panic!("not text: {other:?}"),
+        }
+        // Bytes that are not UTF-8 before the cut still make a blob.
+        let mut binary = vec![b'a'; MAX_RESOURCE_BYTES - 1];
+        binary.extend([0xff, 0xe2, 0x82, 0xac]);
+        std::fs::write(dir.path().join("7.bash.log"), &binary).unwrap();
+        assert!(matches!(read(&dir, "artifact://7").unwrap(), ResourceContents::BlobResourceContents { .. }));
+    }
+
+    #[test]
+    fn cut_characters_are_found_at_the_end_only() {
+        assert_eq!(cut_character(b""), 0);
+        assert_eq!(cut_character(b"abc"), 0);
+        assert_eq!(cut_character("a€".as_bytes()), 0);
+        assert_eq!(cut_character(&"a€".as_bytes()[..2]), 1);
+        assert_eq!(cut_character(&"a€".as_bytes()[..3]), 2);
+        assert_eq!(cut_character(&"😀".as_bytes()[..3]), 3);
+        assert_eq!(cut_character(b"a\xff"), 0);
+        assert_eq!(cut_character(b"\x82\xac"), 0);
+        // The last whole character's continuation bytes are not taken for the cut one's.
+        assert_eq!(cut_character(&["😀".as_bytes(), &[0xe2]].concat()), 1);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! shutdown is asked for, then end every call and every process.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::calls::Calls;
 use crate::handler::{Handler, State};
-use crate::pipes::{WatchedInput, WatchedOutput};
+use crate::pipes::Stdio;
 use crate::resources::Commands;
 use crate::shape::ResultShape;
 
@@ -105,8 +106,9 @@ impl Server {
             drop(tokio::task::spawn_blocking(move || runtime.warm_up()));
         }
         let (input, output) = rmcp::transport::io::stdio_pipes();
-        let (input, output) = (WatchedInput::new(input, stop.clone()), WatchedOutput::new(output, stop.clone()));
-        let ending = match Handler::new(state.clone()).serve_with_ct((input, output), stop.clone()).await {
+        let input_ended = Arc::new(AtomicBool::new(false));
+        let transport = Stdio::new(input, output, stop.clone(), input_ended.clone());
+        let ending = match Handler::new(state.clone()).serve_with_ct(transport, stop.clone()).await {
             Ok(service) => match service.waiting().await {
                 Ok(QuitReason::Closed) => Ending::InputClosed,
                 Ok(_) => Ending::Shutdown,
@@ -120,6 +122,8 @@ impl Server {
                 Ending::InputClosed
             }
         };
+        // The end of stdin also cancels the shutdown token, which may have ended rmcp's loop first.
+        let ending = if input_ended.load(Ordering::Acquire) { Ending::InputClosed } else { ending };
         stop.cancel();
         finish(state).await;
         ending

@@ -10,8 +10,8 @@
 //! Inside: `lines` frames the input, `request` parses it, `server` dispatches and runs commands (quick
 //! ones on the reading thread while `baton` lets a second thread read on),
 //! `queue` orders a session's `bash` commands, `live` coalesces their output into events, `output`
-//! writes every line, `workers` runs commands on reused threads; artifacts are read and every process
-//! left behind is stopped by the runtime of `bashrt-core`.
+//! writes every line, `workers` runs commands on reused threads; artifacts are read (and summed up
+//! for `get_state`) and every process left behind is stopped by the runtime of `bashrt-core`.
 
 // Public only for the fuzz targets and the invariant tests: the decoder is not an API.
 mod baton;
@@ -29,4 +29,5 @@ pub use bashrt_core::artifact::MAX_READ_BYTES;
 pub use baton::{REARM_SLACK, TAKE_OVER_AFTER};
 pub use lines::MAX_LINE_BYTES;
 pub use live::{LIVE_INTERVAL, LIVE_MAX_BYTES};
+pub use request::MAX_NESTING;
 pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle, MAX_RUNNING, MAX_SESSIONS};

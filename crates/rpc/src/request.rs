@@ -2,11 +2,17 @@
 //! request's `id` and `type` whenever they could be read, so the error response can name them.
 //!
 //! Promises: parsing never fails silently and never panics; unknown fields of a command are ignored (a
-//! newer client may send more), while a missing or mistyped field is an error naming the field.
+//! newer client may send more), while a missing or mistyped field is an error naming the field; a
+//! line JSON cannot hold as one meaning — invalid UTF-8, a number out of range, nesting past the
+//! parser's limit, a key given twice in one object — is refused naming the problem, with the `id` a
+//! tolerant scan of the line can still read ([`scan_envelope`]), so the client learns which of its
+//! requests failed (and with its `type` where the line is otherwise JSON: invalid UTF-8, a key twice).
 
-use serde::de::DeserializeOwned;
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use crate::lines::{Frame, MAX_LINE_BYTES};
 
@@ -31,7 +37,17 @@ pub enum RequestError {
     UnknownType(String),
     #[error("invalid {command} command: {reason}")]
     Invalid { command: &'static str, reason: String },
+    /// A command bash cannot run as sent (one holding a NUL: bash takes its command as a C string and
+    /// would run the text before it), said in the core's words. Refused here, before the command
+    /// waits its session's turn.
+    #[error(transparent)]
+    Command(#[from] bashrt_core::CommandError),
 }
+
+/// How deep arrays and objects may nest in a request: serde_json's recursion limit (128 levels, the
+/// outermost included, fail). Named in the error, which would otherwise say "recursion limit
+/// exceeded", a word of the parser's, not of the client's line.
+pub const MAX_NESTING: usize = 127;
 
 /// A line that could not be turned into a request; `command` is its `type`, or `"parse"`.
 #[derive(Debug)]
@@ -168,23 +184,19 @@ pub fn parse(frame: Frame) -> Result<Envelope, Rejected> {
         Frame::TooLong { bytes } => return Err(rejected(None, None, RequestError::TooLong { bytes })),
         Frame::Line(bytes) => bytes,
     };
-    let text = match String::from_utf8(bytes) {
+    let text = match std::str::from_utf8(&bytes) {
         Ok(text) => text,
+        Err(e) => return Err(unreadable(&bytes, RequestError::InvalidUtf8 { offset: e.valid_up_to() }, true)),
+    };
+    let value = match strict_json(text) {
+        Ok(value) => value,
+        // A duplicate key (the only error of the data, not of the syntax) leaves a line that is JSON,
+        // whose `type` is still the request's; a line that is not JSON answers as `parse`.
         Err(e) => {
-            // Name the request if its envelope survives a lossy decoding.
-            let offset = e.utf8_error().valid_up_to();
-            let lossy = String::from_utf8_lossy(e.as_bytes());
-            let (id, command) = match serde_json::from_str::<Value>(&lossy) {
-                Ok(Value::Object(map)) => {
-                    (read_id(&map).ok().flatten(), map.get("type").and_then(Value::as_str).map(String::from))
-                }
-                _ => (None, None),
-            };
-            return Err(rejected(id, command, RequestError::InvalidUtf8 { offset }));
+            let typed = e.classify() == serde_json::error::Category::Data;
+            return Err(unreadable(&bytes, RequestError::Json(describe(&e)), typed));
         }
     };
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| rejected(None, None, RequestError::Json(e.to_string())))?;
     let map = match value {
         Value::Object(map) => map,
         other => return Err(rejected(None, None, RequestError::NotObject(json_kind(&other)))),
@@ -197,9 +209,9 @@ pub fn parse(frame: Frame) -> Result<Envelope, Rejected> {
     };
     let object = Value::Object(map);
     let request = match kind.as_str() {
-        "bash" => fields(object, "bash").map(Request::Bash),
+        "bash" => fields(object, "bash").and_then(bash_command).map(Request::Bash),
         "abort_bash" => fields(object, "abort_bash").map(Request::AbortBash),
-        "tool_call" => fields(object, "tool_call").map(Request::ToolCall),
+        "tool_call" => fields(object, "tool_call").and_then(tool_call).map(Request::ToolCall),
         "abort" => fields(object, "abort").map(Request::Abort),
         "read_artifact" => fields(object, "read_artifact").map(Request::ReadArtifact),
         "get_state" => fields(object, "get_state").map(Request::GetState),
@@ -210,6 +222,289 @@ pub fn parse(frame: Frame) -> Result<Envelope, Rejected> {
     match request {
         Ok(request) => Ok(Envelope { id, request }),
         Err(error) => Err(rejected(id, Some(kind), error)),
+    }
+}
+
+/// The longest `toolCallId`: ids are echoed in every event of the call and in `get_state`, so one
+/// of megabytes would be copied into each.
+pub const MAX_TOOL_CALL_ID_BYTES: usize = 1024;
+
+/// A `tool_call` whose id is of a size to echo (see [`MAX_TOOL_CALL_ID_BYTES`]).
+fn tool_call(request: ToolCallRequest) -> Result<ToolCallRequest, RequestError> {
+    if request.tool_call_id.len() > MAX_TOOL_CALL_ID_BYTES {
+        let reason = format!("toolCallId is {} bytes, more than {MAX_TOOL_CALL_ID_BYTES}", request.tool_call_id.len());
+        return Err(RequestError::Invalid { command: "tool_call", reason });
+    }
+    Ok(request)
+}
+
+/// A `bash` command bash can run as sent: without a NUL (see [`RequestError::Command`]).
+fn bash_command(request: BashRequest) -> Result<BashRequest, RequestError> {
+    match memchr::memchr(0, request.command.as_bytes()) {
+        Some(at) => Err(bashrt_core::CommandError::Nul(at).into()),
+        None => Ok(request),
+    }
+}
+
+/// A line refused before it was read as JSON: named by the `id` a tolerant scan can still read of it,
+/// and by its `type` when `typed` (a line that is not JSON has no type: its command is `parse`).
+fn unreadable(bytes: &[u8], error: RequestError, typed: bool) -> Rejected {
+    let (id, command) = scan_envelope(bytes);
+    rejected(id, command.filter(|_| typed), error)
+}
+
+/// The parser's message, with its word for too deep a nesting replaced by the client's.
+fn describe(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.strip_prefix("recursion limit exceeded") {
+        Some(position) => format!("nested deeper than {MAX_NESTING} arrays and objects{position}"),
+        None => text,
+    }
+}
+
+/// Parses `text` as one JSON value, refusing a key given twice in one object (at any depth). serde_json
+/// keeps the last of them silently, so `{"command":"ls","command":"rm -rf ~"}` would run what a
+/// client, a log or a reviewer reading the first one never saw.
+fn strict_json(text: &str) -> Result<Value, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = Strict.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+/// Builds a [`Value`] as serde_json does, but refuses duplicate keys. Its recursion is bounded by the
+/// deserializer's nesting limit, which it enforces before calling in.
+struct Strict;
+
+impl<'de> DeserializeSeed<'de> for Strict {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // JSON text never reads as NaN or infinity (1e309 is an error of the parser's), so this is
+        // always a number.
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Strict)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            // Checked before the value is read, so the error's position is the key's end.
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key {}", shown_key(&key))));
+            }
+            let value = map.next_value_seed(Strict)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// The longest key an error message quotes whole, in characters.
+const SHOWN_KEY_MAX: usize = 64;
+
+/// `key` as JSON, cut to [`SHOWN_KEY_MAX`] characters: an error about a 16 MiB key stays one line.
+fn shown_key(key: &str) -> String {
+    let cut = key.char_indices().nth(SHOWN_KEY_MAX).map(|(at, _)| at);
+    let quoted = serde_json::to_string(&key[..cut.unwrap_or(key.len())]).unwrap_or_default();
+    match cut {
+        Some(_) => format!("{}…\"", quoted.strip_suffix('"').unwrap_or(&quoted)),
+        None => quoted,
+    }
+}
+
+/// The `id` and `type` of a line that is not JSON the server can take, as far as they can be read:
+/// the members of the top-level object are scanned in order, without building anything, up to the
+/// first thing that is not JSON (an `id` after the fault is not reached). A value is read only as
+/// the scan's token: an `id` of invalid UTF-8, of an out-of-range number or of any other kind than a
+/// string or a number counts as unreadable, and so does an `id` (or `type`) given twice with two
+/// values — answering with either could name a request the client did not mean. Iterative, so no
+/// nesting depth can exhaust the stack.
+pub fn scan_envelope(bytes: &[u8]) -> (Option<Value>, Option<String>) {
+    let mut scan = Scan { bytes, at: 0 };
+    let (mut id, mut kind) = (Member::Absent, Member::Absent);
+    scan.blank();
+    if scan.eat(b'{') {
+        loop {
+            scan.blank();
+            let Some(key) = scan.string() else { break };
+            scan.blank();
+            if !scan.eat(b':') {
+                break;
+            }
+            scan.blank();
+            let Some(value) = scan.value() else { break };
+            if key_is(key, "id") {
+                id.see(value);
+            } else if key_is(key, "type") {
+                kind.see(value);
+            }
+            scan.blank();
+            if !scan.eat(b',') {
+                break;
+            }
+        }
+    }
+    let id = match id {
+        Member::One(id @ (Value::String(_) | Value::Number(_))) => Some(id),
+        _ => None,
+    };
+    let kind = match kind {
+        Member::One(Value::String(kind)) => Some(kind),
+        _ => None,
+    };
+    (id, kind)
+}
+
+/// What the scan found of one member.
+enum Member {
+    Absent,
+    One(Value),
+    Unreadable,
+}
+
+impl Member {
+    fn see(&mut self, token: &[u8]) {
+        let value = serde_json::from_slice::<Value>(token).ok();
+        *self = match (std::mem::replace(self, Member::Unreadable), value) {
+            (Member::Absent, Some(value)) => Member::One(value),
+            (Member::One(first), Some(value)) if first == value => Member::One(first),
+            _ => Member::Unreadable,
+        };
+    }
+}
+
+/// Whether the raw string token `key` (quotes included) is `name`, escapes decoded.
+fn key_is(key: &[u8], name: &str) -> bool {
+    match memchr::memchr(b'\\', key) {
+        None => key.len() == name.len() + 2 && &key[1..key.len() - 1] == name.as_bytes(),
+        Some(_) => serde_json::from_slice::<String>(key).is_ok_and(|key| key == name),
+    }
+}
+
+/// A cursor over a line for [`scan_envelope`]: each method returns the raw token it passed over, or
+/// `None` where the line ends first.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn blank(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.peek() == Some(byte);
+        self.at += usize::from(found);
+        found
+    }
+
+    fn token(&self, start: usize) -> &'a [u8] {
+        &self.bytes[start..self.at.min(self.bytes.len())]
+    }
+
+    /// A string, from its opening quote to its closing one.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let start = self.at;
+        if !self.eat(b'"') {
+            return None;
+        }
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(self.token(start));
+                }
+                b'\\' => self.at += 2,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// One value: a string, an array or object to its matching bracket (nesting only counted), or a
+    /// number or literal to the next delimiter.
+    fn value(&mut self) -> Option<&'a [u8]> {
+        let start = self.at;
+        match self.peek()? {
+            b'"' => self.string(),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.string()?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.at += 1;
+                                return Some(self.token(start));
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.at += 1;
+                }
+            }
+            _ => {
+                while !matches!(self.peek(), None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
+                    self.at += 1;
+                }
+                Some(self.token(start)).filter(|token| !token.is_empty())
+            }
+        }
     }
 }
 
@@ -284,6 +579,125 @@ mod tests {
         assert_eq!(e.id, Some(Value::from("u1")));
         assert_eq!(e.command, "bash");
         assert_eq!(e.error, RequestError::InvalidUtf8 { offset: 41 });
+    }
+
+    /// The error of a line that is refused, with the id and command it is answered with.
+    fn refusal(text: &str) -> (Option<Value>, String, String) {
+        let e = line(text).unwrap_err();
+        (e.id, e.command, e.error.to_string())
+    }
+
+    #[test]
+    fn a_number_out_of_range_is_refused_with_the_requests_id() {
+        let text = r#"{"id":"t","type":"tool_call","toolCallId":"c","name":"bash","arguments":{"command":"ls","timeout":1e309}}"#;
+        assert_eq!(
+            refusal(text),
+            (
+                Some(Value::from("t")),
+                "parse".to_string(),
+                "Failed to parse command: number out of range at line 1 column 103".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_refused_naming_the_limit_and_the_id() {
+        // The object itself is the first level.
+        let nested = |levels: usize| {
+            format!(
+                r#"{{"id":9,"type":"bash","command":"ls","x":{}{}}}"#,
+                "[".repeat(levels - 1),
+                "]".repeat(levels - 1)
+            )
+        };
+        assert!(line(&nested(MAX_NESTING)).is_ok());
+        let (id, command, error) = refusal(&nested(MAX_NESTING + 1));
+        assert_eq!((id, command.as_str()), (Some(Value::from(9)), "parse"));
+        assert_eq!(error, "Failed to parse command: nested deeper than 127 arrays and objects at line 1 column 168");
+        // A million levels: neither the parser nor the scan recurses that deep.
+        let (id, _, _) = refusal(&nested(1_000_000));
+        assert_eq!(id, Some(Value::from(9)));
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_at_any_depth() {
+        assert_eq!(
+            refusal(r#"{"id":"d","type":"bash","command":"ls","command":"rm -rf ~"}"#),
+            (
+                Some(Value::from("d")),
+                "bash".to_string(),
+                r#"Failed to parse command: duplicate key "command" at line 1 column 48"#.to_string()
+            )
+        );
+        let text = r#"{"id":"n","type":"tool_call","toolCallId":"c","name":"bash","arguments":{"command":"ls","command":"rm"}}"#;
+        let (id, command, error) = refusal(text);
+        assert_eq!((id, command.as_str()), (Some(Value::from("n")), "tool_call"));
+        assert_eq!(error, r#"Failed to parse command: duplicate key "command" at line 1 column 97"#);
+        // Two ids that differ name no request; the same id twice still names it.
+        assert_eq!(refusal(r#"{"id":"a","id":"b","type":"get_state"}"#).0, None);
+        assert_eq!(refusal(r#"{"id":"a","type":"get_state","id":"a"}"#).0, Some(Value::from("a")));
+        // A lone surrogate is no character (serde_json words it as an escape cut short).
+        let (id, _, error) = refusal(r#"{"id":"s","type":"bash","command":"\ud800"}"#);
+        assert_eq!(id, Some(Value::from("s")));
+        assert_eq!(error, "Failed to parse command: unexpected end of hex escape at line 1 column 42");
+        // A huge key is quoted cut.
+        let key = "k".repeat(100_000);
+        let (_, _, error) = refusal(&format!(r#"{{"type":"get_state","{key}":1,"{key}":2}}"#));
+        assert_eq!(
+            error,
+            format!(r#"Failed to parse command: duplicate key "{}…" at line 1 column 200027"#, "k".repeat(64))
+        );
+    }
+
+    #[test]
+    fn the_scan_reads_the_envelope_up_to_the_fault() {
+        let scan = |text: &str| scan_envelope(text.as_bytes());
+        assert_eq!(scan(r#"{"id":"a","type":"bash","command":"cut"#), (Some(Value::from("a")), Some("bash".into())));
+        assert_eq!(scan(r#" { "type" : "abort" , "id" : 12.5 , "#), (Some(Value::from(12.5)), Some("abort".into())));
+        // Nested values, strings holding brackets and quotes, and escaped keys are passed over right.
+        let text =
+            r#"{"arguments":{"command":"echo \"}]\" {","x":[[{"id":"inner"}]]},"\u0069d":"outer","type":"tool_call"}"#;
+        assert_eq!(scan(text), (Some(Value::from("outer")), Some("tool_call".into())));
+        // An id after the fault is not reached; ids that are not strings or numbers are not ids.
+        assert_eq!(scan(r#"{"type":"bash" "id":"late"}"#), (None, Some("bash".into())));
+        assert_eq!(scan(r#"{"id":{"a":1},"type":7}"#), (None, None));
+        assert_eq!(scan(r#"{"id":1e309}"#), (None, None));
+        assert_eq!(scan("[1]"), (None, None));
+        assert_eq!(scan(""), (None, None));
+        let mut bytes = br#"{"id":"u"#.to_vec();
+        bytes.extend_from_slice(b"\xff\",\"type\":\"bash\"}");
+        assert_eq!(scan_envelope(&bytes), (None, Some("bash".into())));
+    }
+
+    #[test]
+    fn a_tool_call_id_too_long_to_echo_is_refused() {
+        let id = "x".repeat(MAX_TOOL_CALL_ID_BYTES + 1);
+        let text = format!(
+            r#"{{"id":"t","type":"tool_call","toolCallId":"{id}","name":"bash","arguments":{{"command":"ls"}}}}"#
+        );
+        let (_, command, error) = refusal(&text);
+        assert_eq!(
+            (command.as_str(), error.as_str()),
+            ("tool_call", "invalid tool_call command: toolCallId is 1025 bytes, more than 1024")
+        );
+        let id = "x".repeat(MAX_TOOL_CALL_ID_BYTES);
+        let text =
+            format!(r#"{{"type":"tool_call","toolCallId":"{id}","name":"bash","arguments":{{"command":"ls"}}}}"#);
+        assert!(line(&text).is_ok());
+    }
+
+    #[test]
+    fn a_bash_command_holding_a_nul_is_refused() {
+        assert_eq!(
+            refusal(r#"{"id":"z","type":"bash","command":"echo a\u0000; rm -rf ~"}"#),
+            (
+                Some(Value::from("z")),
+                "bash".to_string(),
+                "Not run: the command holds a NUL byte (at byte 6), which bash cannot run: it would run only the text \
+                 before it"
+                    .to_string()
+            )
+        );
     }
 
     #[test]

@@ -726,7 +726,8 @@ struct State {
     state_dir: Option<String>,
     running_bash: usize,
     running_tool_calls: Vec<String>,
-    artifacts: Vec<u64>,
+    /// A summary, not a list: its size must not grow with the session.
+    artifacts: bashrt_core::artifact::ArtifactSummary,
 }
 
 /// `get_state`: one session as the server sees it (without creating it).
@@ -744,8 +745,7 @@ fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) -> Result<(
         (bash.count(), tools.collect::<Vec<_>>())
     };
     running_tool_calls.sort();
-    let artifacts =
-        shared.runtime.artifacts(&name).map(|dir| dir.list().into_iter().map(|a| a.0).collect()).unwrap_or_default();
+    let artifacts = shared.runtime.artifacts(&name).map(|dir| dir.summary()).unwrap_or_default();
     let state = State {
         session_id: name.as_str().to_string(),
         default_session_id: shared.default_session.as_str().to_string(),

@@ -77,11 +77,7 @@ impl Env {
 
     /// The implicit session of `work()`.
     pub fn session_name(&self) -> String {
-        let mut name = String::from("cwd-");
-        for c in self.work().to_string_lossy().trim_start_matches('/').chars() {
-            name.push(if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' });
-        }
-        name
+        bashrt_core::SessionName::for_cwd(&self.work()).as_str().to_string()
     }
 }
 
@@ -334,4 +330,15 @@ pub fn wait_until_dead(pid: i32) {
     // Bounded only so a regression fails instead of hanging CI; the reaper normally takes milliseconds.
     let ready = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(60_000u16)).unwrap();
     assert_eq!(ready, 1, "pid {pid} outlived the SIGKILLed runtime");
+}
+
+/// Bytes of the files under `path`; what vanishes while it is walked counts as nothing.
+pub fn tree_bytes(path: &Path) -> u64 {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            std::fs::read_dir(path).map(|entries| entries.flatten().map(|e| tree_bytes(&e.path())).sum()).unwrap_or(0)
+        }
+        Ok(meta) => meta.len(),
+        Err(_) => 0,
+    }
 }

@@ -114,14 +114,24 @@ pub enum ArtifactError {
 #[derive(Debug, Clone)]
 pub struct ArtifactDir {
     dir: PathBuf,
+    /// The state directory whose counter gives the ids (see `ids`); `None` for a directory of its
+    /// own, where the next id is the highest present plus one.
+    state: Option<PathBuf>,
 }
 
 const SUFFIX: &str = ".bash.log";
 
 impl ArtifactDir {
-    /// The artifacts in `dir` (which need not exist yet).
+    /// The artifacts in `dir` (which need not exist yet), a directory of its own: ids go on from the
+    /// highest one present. For reading, or for artifacts kept outside a state directory.
     pub fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        Self { dir, state: None }
+    }
+
+    /// The artifacts in `dir`, one session's in the state directory `state`: ids come from the state
+    /// directory's counter and are never given twice, even after retention removed their files.
+    pub fn in_state(dir: PathBuf, state: PathBuf) -> Self {
+        Self { dir, state: Some(state) }
     }
 
     /// The directory.
@@ -131,7 +141,7 @@ impl ArtifactDir {
 
     /// An allocator for one tool call; it touches the disk only if the sink asks for a file.
     pub fn allocator(&self) -> DirAllocator {
-        DirAllocator { dir: self.dir.clone() }
+        DirAllocator { dir: self.dir.clone(), state: self.state.clone() }
     }
 
     /// Ids present, ascending. A missing directory has none.
@@ -218,15 +228,12 @@ fn summarize(ids: &[ArtifactId]) -> String {
     if ids.is_empty() {
         return "none".to_string();
     }
-    let mut ranges: Vec<(u64, u64)> = Vec::new();
-    for id in ids {
-        match ranges.last_mut() {
-            Some((_, end)) if *end + 1 == id.0 => *end = id.0,
-            _ => ranges.push((id.0, id.0)),
-        }
-    }
-    let shown: Vec<String> =
-        ranges.iter().take(MAX_RANGES).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    let ranges = summary::ranges(ids);
+    let shown: Vec<String> = ranges
+        .iter()
+        .take(MAX_RANGES)
+        .map(|r| if r.start == r.end { r.start.to_string() } else { format!("{}-{}", r.start, r.end) })
+        .collect();
     let mut text = shown.join(", ");
     if ranges.len() > MAX_RANGES {
         text.push_str(&format!(" and {} more ranges ({} ids in all)", ranges.len() - MAX_RANGES, ids.len()));
@@ -234,18 +241,23 @@ fn summarize(ids: &[ArtifactId]) -> String {
     text
 }
 
+/// The id of `<id>.bash.log`, written as [`file_name`] writes it: `007.bash.log` is no artifact (no
+/// reference would find it).
 fn parse_file_name(name: &str) -> Option<ArtifactId> {
     let digits = name.strip_suffix(SUFFIX)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok().map(ArtifactId)
+    let canonical = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits.len() == 1 || !digits.starts_with('0'));
+    canonical.then(|| digits.parse().ok().map(ArtifactId)).flatten()
 }
 
-/// Allocates `<max id + 1>.bash.log` with `O_EXCL`, retrying when another process won the race.
+/// Allocates the next id's `<id>.bash.log` with `O_EXCL`: the state directory's next id (see
+/// `ids`), or in a directory of its own the highest id present plus one; an id whose file exists
+/// (another process won the race, or a file was planted) is passed over.
 #[derive(Debug)]
 pub struct DirAllocator {
     dir: PathBuf,
+    state: Option<PathBuf>,
 }
 
 impl ArtifactAllocator for DirAllocator {
@@ -254,24 +266,40 @@ impl ArtifactAllocator for DirAllocator {
             .map_err(|e| format!("cannot create artifact directory {}: {e}", self.dir.display()))?;
         let dir = crate::private_dir::open_dir(&self.dir)
             .map_err(|e| format!("cannot use artifact directory {}: {e}", self.dir.display()))?;
+        let (id, file) = match &self.state {
+            Some(state) => ids::allocate(state, &dir, &self.dir)?,
+            None => self.allocate_alone(&dir)?,
+        };
+        // Held while the file is open: retention never removes an artifact being written.
+        crate::locked_file::try_flock(&file, libc::LOCK_SH);
+        Ok(NewArtifact::unlimited(id, self.dir.join(file_name(id)), file))
+    }
+}
+
+impl DirAllocator {
+    /// The next id in a directory of its own: the highest present plus one.
+    fn allocate_alone(&self, dir: &std::os::fd::OwnedFd) -> Result<(ArtifactId, File), String> {
         // Checked: a file named after the largest id (planted, say) must give an error, not a panic.
         let mut next = ArtifactDir::new(self.dir.clone()).list().last().map_or(Some(1), |id| id.0.checked_add(1));
         for _ in 0..1000 {
             let Some(id) = next else { break };
             let name = file_name(ArtifactId(id));
-            match crate::private_dir::create_new_in(&dir, &name) {
-                Ok(file) => return Ok(NewArtifact::unlimited(ArtifactId(id), self.dir.join(name), file)),
+            match crate::private_dir::create_new_in(dir, &name) {
+                Ok(file) => return Ok((ArtifactId(id), file)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => next = id.checked_add(1),
-                Err(e) => return Err(format!("cannot create {}: {e}", self.dir.join(name).display()).into()),
+                Err(e) => return Err(format!("cannot create {}: {e}", self.dir.join(name).display())),
             }
         }
-        Err(format!("cannot allocate an artifact id in {}", self.dir.display()).into())
+        Err(format!("cannot allocate an artifact id in {}", self.dir.display()))
     }
 }
 
+mod ids;
 mod read;
+mod summary;
 pub mod window;
 pub(crate) mod writer;
 pub use read::{read_window, ArtifactContent, ReadError, WindowRequest, MAX_READ_BYTES};
+pub use summary::{ArtifactSize, ArtifactSummary, IdRange, MAX_RANGES as SUMMARY_RANGES, NEWEST as SUMMARY_NEWEST};
 pub use window::{write_window, write_window_from, Window, GREP_LINE_CAP};
 pub use writer::{ArtifactBudget, Kept};

@@ -36,7 +36,7 @@ const BLOCK: usize = 64 * 1024;
 
 /// Writes the window of the artifact at `path` to `out`; returns the number of lines written.
 pub fn write_window(path: &Path, window: &Window, out: &mut dyn Write) -> io::Result<u64> {
-    write_window_from(File::open(path)?, window, out)
+    write_window_from(crate::private_dir::open_regular(path)?, window, out)
 }
 
 /// [`write_window`] from an open file (read from its start), e.g. one opened without following links.

@@ -16,6 +16,10 @@ use std::path::Path;
 pub trait ArtifactBudget: Send {
     /// The file is about to be `bytes` long (it only ever grows through here).
     fn grow(&mut self, bytes: u64) -> Result<(), String>;
+
+    /// The artifact was given up (a write failed, or growth was refused) and its file emptied: the
+    /// room kept for it can go to the spills beside it at once, not at the end of its call.
+    fn release(&mut self) {}
 }
 
 /// Small reads are batched up to this; a full 64 KiB read goes to the file at once, uncopied. Kept
@@ -70,8 +74,20 @@ impl ArtifactWriter {
         }
     }
 
-    /// Appends `bytes` of the stream.
-    pub(crate) fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+    /// Appends `bytes` of the stream. After an error the artifact is given up: the file is emptied
+    /// (it could only be served as the full output it is not) and the budget told.
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write_stream(bytes).inspect_err(|_| self.abandon())
+    }
+
+    fn abandon(&mut self) {
+        let _ = self.file.set_len(0);
+        if let Some(budget) = self.budget.as_mut() {
+            budget.release();
+        }
+    }
+
+    fn write_stream(&mut self, mut bytes: &[u8]) -> io::Result<()> {
         // Up to the cap: buffered appends.
         if self.stream < self.max_bytes {
             let room = (self.max_bytes - self.stream) as usize;
@@ -104,11 +120,22 @@ impl ArtifactWriter {
         Ok(())
     }
 
-    /// Flushes; past the cap, puts the ring in order behind a marker. Closing is the caller's.
+    /// Flushes; past the cap, puts the ring in order behind a marker. Closing is the caller's. After
+    /// an error the artifact is given up, as after one of [`ArtifactWriter::write`].
     pub(crate) fn finish(mut self, path: &Path) -> io::Result<(File, Kept)> {
+        match self.put_in_order(path) {
+            Ok(kept) => Ok((self.file, kept)),
+            Err(e) => {
+                self.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    fn put_in_order(&mut self, path: &Path) -> io::Result<Kept> {
         self.flush_buffer()?;
         if self.stream <= self.max_bytes {
-            return Ok((self.file, Kept { stream_bytes: self.stream, dropped_bytes: 0 }));
+            return Ok(Kept { stream_bytes: self.stream, dropped_bytes: 0 });
         }
         let dropped = self.stream - self.max_bytes;
         // The ring's oldest byte is at `start`: move `[start, ring)` to the front and `[0, start)`
@@ -135,7 +162,7 @@ impl ArtifactWriter {
         }
         self.file.write_all_at(&line, self.head - MARKER_ROOM)?;
         self.file.set_len(self.max_bytes)?;
-        Ok((self.file, Kept { stream_bytes: self.stream, dropped_bytes: dropped + MARKER_ROOM }))
+        Ok(Kept { stream_bytes: self.stream, dropped_bytes: dropped + MARKER_ROOM })
     }
 
     fn flush_buffer(&mut self) -> io::Result<()> {

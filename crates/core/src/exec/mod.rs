@@ -289,7 +289,7 @@ impl fmt::Display for ReplaceReason {
             Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
             Self::RunnerBroken => f.write_str(
                 "the previous shell ended: a command disabled or redefined a builtin bashrt needs \
-                 (builtin, read or eval)",
+                 (builtin, read or eval), or wrote into its call pipe",
             ),
         }
     }
@@ -403,7 +403,7 @@ fn lost_text(reason: &ReplaceReason) -> String {
             "the shell stopped answering (the command disabled what bashrt needs); it was killed".to_string()
         }
         ReplaceReason::RunnerBroken => "a command disabled or redefined a builtin bashrt needs (builtin, read or \
-                                        eval), and the shell ended"
+                                        eval), or wrote into its call pipe, and the shell ended"
             .to_string(),
         ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
             "the shell did not come back from the interrupt within the grace period; it was killed".to_string()

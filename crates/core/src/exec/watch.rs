@@ -79,7 +79,7 @@ pub(crate) fn watch_outputs(
             }
             (ready(&fds[0]), finished, readable)
         };
-        if cancelled || cancel.is_cancelled() {
+        if cancel.is_cancelled() || (cancelled && cancel.woken()) {
             return Ok(Ending::Cancelled);
         }
         if finished {
@@ -149,6 +149,9 @@ pub(crate) fn linger(
                 Ok(_) => {}
                 Err(Errno::EINTR) => continue,
                 Err(e) => return Err(e.into()),
+            }
+            if fds[0].revents().is_some_and(|r| !r.is_empty()) && cancel.woken() {
+                break;
             }
             let mut readable = [false; MAX_OUTPUTS];
             for (slot, fd) in fds[1..watched].iter().enumerate() {

@@ -478,13 +478,16 @@ impl PersistentShell {
             End::Report(report) => {
                 self.slots.vacate();
                 drain(output, out)?;
-                let code = match report.status {
-                    ReportStatus::Exited(code) => code,
+                let outcome = match report.status {
+                    ReportStatus::Exited(code) => Outcome::Exited { code },
                     // What `bash -c` prints there, before it goes on; here the rest did not run.
                     ReportStatus::LeftLoops(exit) => {
                         out.consume(messages::left_loops(&self.name, exit.name()).as_bytes());
-                        1
+                        Outcome::Exited { code: 1 }
                     }
+                    // What `bash -c` dies of; this shell's trap took it back to the runner, and it
+                    // serves on.
+                    ReportStatus::Interrupted => Outcome::Signalled { signal: libc::SIGINT },
                 };
                 let held = self.release(&mut outputs, thread);
                 let final_cwd = self.cwd_after(&report.pwd);
@@ -497,7 +500,6 @@ impl PersistentShell {
                     self.walk_background();
                 }
                 self.last_job = report.last_job;
-                let outcome = Outcome::Exited { code };
                 let result = CallResult::Ran { outcome, final_cwd, background: self.count() };
                 Ok(CallReport::new(result, self.file_limit()))
             }

@@ -9,8 +9,9 @@
 //! numbers and prefix, as under `bash -c` (`bash: line 2: …`, never a file name). Per iteration:
 //!
 //! ```text
-//! trap 'continue 99' INT; <status>= <prefix>=                             # an abort comes back here
+//! trap '<status>=-4; continue 99' INT; <status>= <prefix>=                # an abort comes back here
 //! until ((0)); do until ((0)); do
+//!   unset -n <prefix> <h> <command>; unset -v <the same> || <end>; <h>=    # what a command declared on them
 //!   case <status>$- in                                                     # one pattern per call:
 //!     0hBs) ;;                                                             # it succeeded, options as at start
 //!     *[axu]*) set +x +a +u; <prefix>='<prefix>=;set -u;set -a;set -x;'   # not traced nor exported
@@ -18,16 +19,16 @@
 //!     *) command exec 0<&- 1>&- 2>&-; builtin eval '' || <end>;;          # `eval` not disabled?
 //!   esac
 //!   { read -N 16 <h>; echo -E "<h> <status> $! $PWD <h>" >report pipe      # the last call's report
-//!     read -N 5 <status> || until <the same>; do <a TMOUT ran out> || <end>; done  # the next header
-//!     read -N "<status>" <command> || case <status> in                   # inline: the header is a count,
+//!     read -N 5 <h> || until <the same>; do <a TMOUT ran out> || <end>; done  # the next header
+//!     read -N "<h>" <command> || case <h> in                              # inline: the header is a count,
 //!       @@@@M|@@@@S) read -d '' <command> <command memfd || <end>;;       # or the command is in the memfd,
 //!       *) <end>;; esac                                                    # or not a header
 //!   } <call pipe                                                           # one open per call
-//!   case <status> in                                                       # merged:
-//!     "<tab>"*|@@@@M) builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<slot> 2>&1;;
-//!     *"<tab>"|@@@@S) builtin eval "<prefix><command>" </dev/null >stdout slot 2>output slot;;  # split
+//!   case <h> in                                                            # merged:
+//!     "<tab>"*|@@@@M) <status>=-3; builtin eval "<prefix><command>" </dev/null >/proc/<runtime>/fd/<slot> 2>&1;;
+//!     *"<tab>"|@@@@S) <status>=-3; builtin eval "<prefix><command>" </dev/null >stdout slot 2>output slot;;
 //!     *) <end>;; esac                                                      # no header: a read skipped
-//!   <status>=$?                                                            # skipped by a `continue`
+//!   case ${<status>@a} in *r*) <end>;; *) <status>=$?;; esac              # skipped by a `continue`
 //! done; <status>=-2; done                                                 # a `break` of the command
 //! ```
 //!
@@ -43,7 +44,11 @@
 //!   The runtime puts each call's output pipes at two descriptor numbers fixed for the shell's life
 //!   (its output slots), so the runner's paths are all fixed text.
 //!   The runner's variables have names drawn per shell, so `declare -i`/`readonly` on a fixed name
-//!   changes nothing.
+//!   changes nothing; and a command can still list them (`compgen -v`), so each is unset (`unset -n`,
+//!   which also takes a nameref itself) before the runner gives it a value again: an attribute a
+//!   command gave one (`declare -l` would lowercase the next command's text, `-i` read its length
+//!   as octal, `-n` make the prefix another variable's value, `-x` export the command's text) never
+//!   reaches a later call. One made read-only cannot be unset: the runner ends (`<end>`).
 //! - Bash reads a pipe a byte per `read(2)` (so as not to take input meant for the next command),
 //!   except under `read -N`, which asks for all N at once. So everything the runner reads has a
 //!   length known beforehand: the secret (16 hex digits), a fixed-width header (the command's
@@ -159,8 +164,20 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // wait start again, below). The loops' conditions are `((0))`, the cheapest false command; the
     // status is taken after the command, and what a command's `break` or `continue` skips marks the
     // report (see the end of the loop).
-    out.push_str(&format!("\\builtin trap 'continue 99' INT; \\builtin unset -v TMOUT; {s}=; {x}=; "));
+    out.push_str(&format!(
+        "\\builtin trap '{s}={INTERRUPT_MARK}; continue 99' INT; \\builtin unset -v TMOUT; {s}=; {x}=; "
+    ));
     out.push_str("until ((0)); do until ((0)); do ");
+    // Nothing of what a command declared on the runner's variables survives into the next call (see
+    // the module docs): those that carry text into the next command (the prefix, the secret that
+    // then holds the header, the command) are unset here at the top of the loop, where an abort's
+    // `continue 99` and a command's `break` or `continue` come back too: `unset -n` takes a
+    // nameref itself (and leaves other variables alone), `unset -v` the rest, and fails on a
+    // read-only one. The status only ever holds a number, which no attribute changes.
+    // The assignment after them is for a `builtin` taken by a function (which makes both `unset`s
+    // and every `read` below do nothing): the header variable must then hold no header, not the
+    // last call's, for the runner to end rather than run the last command again.
+    out.push_str(&format!("\\builtin unset -n {x} {h} {c}; \\builtin unset -v {x} {h} {c} || {end}; {h}=; "));
     // Between calls the shell holds no descriptor at all: the command ran with 0, 1 and 2 redirected
     // by the runner's `eval`, which closes them again afterwards, and every runner file is opened
     // for the steps that use it and closed after them. So no redirection of the runner has anything to save and
@@ -210,14 +227,12 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     ));
     // The wait for the next call is the only `read` that waits: under a `TMOUT` a command set (a
     // hardened profile's `readonly TMOUT=900`) it times out (a status above 128, nothing read) and
-    // waits again; at the end of the input the runner ends. The header goes where the status was: a
-    // command whose `continue` reaches the runner's loop skips the statement that sets the status, so
-    // its report carries a header there instead of a number. And a `read` that did not happen (a
-    // function named `builtin`) leaves a number there, which is no header. Neither the secret nor
-    // the header holds a backslash: no `-r` (one word less to expand). One name per `read` (a second
-    // costs about 2,800 instructions): the spent secret stays in its variable while the command
-    // runs, of no use to it, as the next report carries a new one.
-    let read_header = format!("\\builtin read -N {HEADER_LEN} {s}");
+    // waits again; at the end of the input the runner ends. The header goes where the secret was
+    // (spent once reported). A `read` that did not happen (a function named `builtin`) leaves the
+    // variable empty, which is no header. Neither the secret nor the
+    // header holds a backslash: no `-r` (one word less to expand). One name per `read` (a second
+    // costs about 2,800 instructions).
+    let read_header = format!("\\builtin read -N {HEADER_LEN} {h}");
     out.push_str(&format!(
         "{read_header} || until {read_header}; do case $? in 1[3-9][0-9]|2[0-5][0-9]) ;; *) {end};; esac; done; "
     ));
@@ -228,9 +243,13 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // Nothing of the header reaches a path (a command can write into the call pipe too): a header of
     // another form ends the shell. Every expansion is quoted: `IFS` may hold digits.
     out.push_str(&format!(
-        "\\builtin read -r -N \"${s}\" {c} || case ${s} in \
+        "\\builtin read -r -N \"${h}\" {c} || case ${h} in \
          @@@@M|@@@@S) IFS= \\builtin read -r -d '' {c} <{command} || {end};; *) {end};; esac; }} <{call}; "
     ));
+    // The status is marked [`CONTINUE_MARK`] until the command's own replaces it: a command whose
+    // `continue` reaches the runner's loop skips the statement that sets the status, so its report
+    // carries the mark. (Set here, not before: a runner that ends before the command ran says the
+    // last command's status.)
     // The command runs with its output on the output slot, or its stdout on the stdout slot when
     // the call splits stdout off (an extracted `| head` limits the producer's stdout alone); the
     // common call (merged: a tab first) is the first pattern. What is no header at all (the status
@@ -239,16 +258,23 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // few microseconds faster): a DEBUG trap runs before each simple command, and would run for the
     // `eval` with the command's output as its own.
     out.push_str(&format!(
-        "case ${s} in \"\t\"*|@@@@M) \\builtin eval \"${x}${c}\" <'/dev/null' >{output} 2>&1;; \
-         *\"\t\"|@@@@S) \\builtin eval \"${x}${c}\" <'/dev/null' >{stdout} 2>{output};; *) {end};; esac; "
+        "case ${h} in \"\t\"*|@@@@M) {s}={CONTINUE_MARK}; \\builtin eval \"${x}${c}\" <'/dev/null' >{output} 2>&1;; \
+         *\"\t\"|@@@@S) {s}={CONTINUE_MARK}; \\builtin eval \"${x}${c}\" <'/dev/null' >{stdout} 2>{output};; *) {end};; esac; "
     ));
     // The command's status, after `esac` (which gives the last command's). `eval` keeps bash's count
     // of enclosing loops: a `break` past the command's own loops ends the inner loop, and the
     // statement after it marks the next report with [`BREAK_MARK`]; a `continue` so placed goes
-    // back to the inner loop's condition and skips this one, so the status stays the header. (So
+    // back to the inner loop's condition and skips this one, so the status stays the mark. (So
     // does an abort's `continue 99`; an aborted call's status is not the report's.) A `break 2` or
     // more ends the shell.
-    out.push_str(&format!("{s}=$?; done; {s}={BREAK_MARK}; done\n"));
+    // A status variable the command made read-only would end the shell at this assignment, with
+    // status 1 for a command that may have succeeded: the runner ends first, with the command's
+    // status (`$?` is still that inside the `case`, and goes where no attribute reaches: the
+    // positional parameters; `$?` itself reads 1 inside the `:?` of `<end>`).
+    let end_keeping_status = format!("\\builtin set -- $?; {}", end.replace(&format!("${s}"), "$1"));
+    out.push_str(&format!(
+        "case ${{{s}@a}} in *r*) {end_keeping_status};; *) {s}=$?;; esac; done; {s}={BREAK_MARK}; done\n"
+    ));
     out.into_bytes()
 }
 
@@ -296,6 +322,10 @@ pub(crate) enum ReportStatus {
     Exited(i32),
     /// A `break` or `continue` of it reached the runner's loop: the rest did not run.
     LeftLoops(LoopExit),
+    /// The shell got a SIGINT while it ran (the runner's trap took it back to the loop). Not sent by
+    /// the runtime (an abort or a timeout is not read as a report): the command sent it to its own
+    /// shell (`kill -INT $$`, `kill -INT 0`), which `bash -c` dies of.
+    Interrupted,
 }
 
 /// The statement that left the command's loops for the runner's.
@@ -303,8 +333,7 @@ pub(crate) enum ReportStatus {
 pub(crate) enum LoopExit {
     /// Left the runner's inner loop.
     Break,
-    /// Went back to the runner's inner loop. An interrupted command (the runner's `continue 99`)
-    /// reports this too.
+    /// Went back to the runner's inner loop.
     Continue,
 }
 
@@ -321,6 +350,14 @@ impl LoopExit {
 /// The status field of a report whose command's `break` left the runner's inner loop. Negative, so
 /// that no exit status can be taken for it.
 const BREAK_MARK: i32 = -2;
+
+/// The status field of a report whose command's `continue` went back to the runner's inner loop:
+/// the status the runner sets before the command runs.
+const CONTINUE_MARK: i32 = -3;
+
+/// The status field of a report whose shell got a SIGINT during the command: set by the runner's
+/// trap.
+const INTERRUPT_MARK: i32 = -4;
 
 /// What one call's report says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -355,6 +392,8 @@ pub(crate) fn find_report(buf: &[u8], secret: &str) -> Option<Report> {
         }
         text => match std::str::from_utf8(text).ok()?.parse().ok()? {
             BREAK_MARK => ReportStatus::LeftLoops(LoopExit::Break),
+            CONTINUE_MARK => ReportStatus::LeftLoops(LoopExit::Continue),
+            INTERRUPT_MARK => ReportStatus::Interrupted,
             code => ReportStatus::Exited(code),
         },
     };
@@ -374,7 +413,12 @@ pub(crate) fn runner_broken(buf: &[u8]) -> Option<Option<i32>> {
     let start = memchr::memmem::rfind(buf, &needle)? + needle.len();
     let rest = &buf[start..];
     let status = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
-    Some(std::str::from_utf8(status).ok().and_then(|text| text.parse().ok()))
+    Some(
+        std::str::from_utf8(status)
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .filter(|&code| code != CONTINUE_MARK && code != INTERRUPT_MARK),
+    )
 }
 
 /// The start-up command: the snapshot (aliases, functions) and alias expansion for what follows.
@@ -416,11 +460,16 @@ mod tests {
     fn the_runner_is_one_line_and_names_its_files() {
         let text = String::from_utf8(runner("a1", &paths())).unwrap();
         assert_eq!(text.matches('\n').count(), 1, "{text}");
-        assert!(text.ends_with("esac; _a1s=$?; done; _a1s=-2; done\n"), "{text}");
+        assert!(text.ends_with("*) _a1s=$?;; esac; done; _a1s=-2; done\n"), "{text}");
+        assert!(
+            text.contains("do until ((0)); do \\builtin unset -n _a1x _a1h _a1c; \\builtin unset -v _a1x _a1h _a1c ||")
+        );
+        assert!(text.contains("_a1x=${BASH_VERSINFO[99]:?}; }; _a1h=; case $_a1s$- in 0hBs)"), "{text}");
+        assert!(text.contains("case $_a1h in \"\t\"*|@@@@M) _a1s=-3; \\builtin eval"), "{text}");
         for path in [
             "{ \\builtin read -N 16 _a1h;",
-            "\\builtin read -N 5 _a1s ||",
-            "\\builtin read -r -N \"$_a1s\" _a1c || case $_a1s in @@@@M|@@@@S)",
+            "\\builtin read -N 5 _a1h ||",
+            "\\builtin read -r -N \"$_a1h\" _a1c || case $_a1h in @@@@M|@@@@S)",
             "esac; } <'/proc/9/fd/3';",
             "\" >'/proc/9/fd/5' ||",
             "<'/proc/9/fd/4' ||",

@@ -447,7 +447,45 @@ fn write_file(out: &Path, bytes: &[u8]) -> Result<(), SnapshotError> {
     Ok(())
 }
 
-type Cached = Result<Arc<Snapshot>, Arc<SnapshotError>>;
+type Cached = Result<Arc<Held>, Arc<SnapshotError>>;
+
+/// A snapshot as the cache hands it out: its file held open for the runtime's life, and sourced by
+/// the shells through that descriptor (`/proc/<runtime>/fd/<n>`). What happens to the path later —
+/// another process prunes it, a command replaces it with a FIFO that would block the `source` of
+/// every new shell — changes nothing for this runtime.
+struct Held {
+    _file: std::fs::File,
+    source: PathBuf,
+}
+
+impl Held {
+    fn open(path: &Path) -> Result<Self, SnapshotError> {
+        let file = private_dir::open_regular(path)
+            .map_err(|source| SnapshotError::Write { path: path.to_path_buf(), source })?;
+        let source =
+            PathBuf::from(format!("/proc/{}/fd/{}", std::process::id(), std::os::fd::AsRawFd::as_raw_fd(&file)));
+        Ok(Self { _file: file, source })
+    }
+}
+
+/// Snapshot files older than this are removed when a capture writes a new one: no process reuses
+/// one after [`REUSE_FOR`], and a runtime using one holds it open.
+const PRUNE_AFTER: Duration = Duration::from_secs(3600);
+
+/// Removes the snapshot files in `dir` older than [`PRUNE_AFTER`] (a capture's leftovers included), so
+/// that environments that come and go (a variable set per job) do not leave one file each forever.
+fn prune(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name.starts_with("snapshot-") || name.starts_with(".snapshot-") || name.starts_with(".names-");
+        let old = entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t.elapsed().is_ok_and(|a| a > PRUNE_AFTER));
+        if ours && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
 
 /// One capture per (shell, HOME); callers arriving while it runs wait on the slot.
 type Slots = HashMap<(PathBuf, PathBuf), Arc<OnceLock<Cached>>>;
@@ -500,7 +538,7 @@ impl SnapshotCache {
             return None;
         }
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)?;
-        self.get_or_create(shell, &home, marker).ok().map(|s| s.path.clone())
+        self.get_or_create(shell, &home, marker).ok().map(|held| held.source.clone())
     }
 
     /// Why `shell` runs without a snapshot, when a capture was tried and failed (nothing while one
@@ -528,24 +566,22 @@ impl SnapshotCache {
             );
             let out = dir.join(format!("snapshot-{hash:016x}.sh"));
             if is_fresh(&out, home) {
-                return Ok(Arc::new(Snapshot {
-                    path: out,
-                    reused: true,
-                    functions: 0,
-                    aliases: 0,
-                    skipped: Vec::new(),
-                }));
+                return Held::open(&out).map(Arc::new).map_err(Arc::new);
             }
             // A failure is remembered on disk under the same rule, so an rc that hangs costs one deadline
             // per ten minutes, not one per `bashrt run`.
             let failed = out.with_extension("failed");
             if is_fresh(&failed, home) {
-                let reason = std::fs::read_to_string(&failed).unwrap_or_default();
+                let mut reason = String::new();
+                if let Ok(file) = private_dir::open_regular(&failed) {
+                    let _ = std::io::Read::read_to_string(&mut std::io::Read::take(file, 4096), &mut reason);
+                }
                 let error = SnapshotError::FailedBefore(reason.trim().to_string());
                 tracing::warn!("running without a shell snapshot: {error}");
                 return Err(Arc::new(error));
             }
-            let result = capture(shell, home, &out, CAPTURE_TIMEOUT, Some(marker())).map(Arc::new).map_err(Arc::new);
+            prune(dir);
+            let result = capture(shell, home, &out, CAPTURE_TIMEOUT, Some(marker())).and_then(|_| Held::open(&out));
             match &result {
                 Ok(_) => {
                     let _ = std::fs::remove_file(&failed);
@@ -557,7 +593,7 @@ impl SnapshotCache {
                     }
                 }
             }
-            result
+            result.map(Arc::new).map_err(Arc::new)
         })
         .clone()
     }

@@ -27,7 +27,8 @@ pub enum Source {
 
 impl Source {
     pub fn open(path: &Path) -> io::Result<Self> {
-        Ok(Self::File(Arc::new(File::open(path)?)))
+        // Never through a link, never a FIFO planted in the artifact's place (it would hang the UI).
+        Ok(Self::File(Arc::new(bashrt_core::open_regular(path)?)))
     }
 
     fn len(&self) -> io::Result<u64> {

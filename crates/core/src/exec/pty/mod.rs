@@ -199,7 +199,7 @@ fn watch(
             }
             (ready(&fds[0]), ready(&fds[1]), open && ready(&fds[2]))
         };
-        if cancelled || cancel.is_cancelled() {
+        if cancel.is_cancelled() || (cancelled && cancel.woken()) {
             return Ok(Watched::Cancelled);
         }
         if exited {
