@@ -97,7 +97,7 @@ impl CancelToken {
     /// After [`CancelToken::fd`] was found readable: whether the token is cancelled. A byte that came
     /// without a cancel (written by a command through `/proc`) is read away: the caller goes on
     /// waiting.
-    pub(crate) fn woken(&self) -> bool {
+    pub fn woken(&self) -> bool {
         if self.is_cancelled() {
             return true;
         }
