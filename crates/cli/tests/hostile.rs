@@ -430,3 +430,72 @@ fn an_artifact_shown_at_a_terminal_cannot_drive_it_and_piped_stays_exact() {
     assert!(text.starts_with("^[]52;c;cHduZWQ=^G^[]0;title^G\r\n"), "{text:?}");
     assert!(!shown.stdout.contains(&0x1b), "{text:?}");
 }
+
+#[test]
+fn a_process_left_running_cannot_rewrite_a_later_command_sent_through_the_command_file() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let planted = env.work().join("planted");
+    // A non-ASCII command travels through the server's command memfd; a process an earlier call
+    // leaves behind rewrites whatever it finds there, over and over.
+    tool_call(&mut rpc, "warm", "echo é");
+    let writer = format!(
+        "for f in /proc/$PPID/fd/*; do [[ $(readlink $f) == /memfd:bashrt-command* ]] && M=$f; done; \
+         perl -e 'open(my $f, \"+<\", $ARGV[0]) or die; while (1) {{ seek($f, 0, 0); print $f \"touch {} ; #\\0\"; }}' \"$M\" \
+         >/dev/null 2>&1 & echo started",
+        planted.display()
+    );
+    let end = tool_call(&mut rpc, "plant", &writer);
+    assert!(common::text(&end["result"]).starts_with("started"), "{end}");
+    for i in 0..60 {
+        let end = tool_call(&mut rpc, &format!("c{i}"), "echo héllo-AA");
+        assert!(common::text(&end["result"]).starts_with("héllo-AA\n"), "call {i}: {end}");
+    }
+    assert!(!planted.exists(), "a later command was rewritten");
+    assert_eq!(rpc.finish(), 0);
+}
+
+/// Waits for process `pid` to end (through a pidfd, no polling of `/proc`); false after [`DEADLINE`].
+fn ends(pid: i32) -> bool {
+    // SAFETY: pidfd_open(2) with a pid and no flags; the result is checked.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+    if fd < 0 {
+        return true; // already gone
+    }
+    let mut poll = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one pollfd we own; then the fd is closed once.
+    let ready = unsafe { libc::poll(&mut poll, 1, DEADLINE.as_millis() as i32) };
+    unsafe { libc::close(fd) };
+    ready == 1
+}
+
+#[test]
+fn a_client_that_stops_reading_holds_no_tool_call_past_its_deadline() {
+    let env = Env::new();
+    let pids = common::fifo(&env.work(), "pids");
+    let mut server =
+        env.cmd().arg("rpc").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    // Output enough to fill the pipe to the client many times over, which the client never reads.
+    let command = format!("bash -c 'echo $$ > {}; while :; do seq 1 2000; sleep 0.01; done'", pids.display());
+    let request = json!({"id": "t", "type": "tool_call", "toolCallId": "t", "name": "bash",
+                         "arguments": {"command": command, "timeout": 2}});
+    writeln!(stdin, "{request}").unwrap();
+    let pid: i32 = std::fs::read_to_string(&pids).unwrap().trim().parse().unwrap();
+    assert!(ends(pid), "the command outlived its 2 s deadline while the client did not read");
+    drop(stdin);
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+#[test]
+fn a_counter_written_to_its_last_id_does_not_stop_every_later_spill() {
+    let env = Env::new();
+    let out = env.run(&[], "seq 1 30000");
+    assert!(stdout(&out).contains("Full: artifact://1]"), "{}", stdout(&out));
+    std::fs::write(env.state().join("artifact-ids"), u64::MAX.to_string()).unwrap();
+    for next in [2, 3] {
+        let out = env.run(&[], "seq 1 30000");
+        assert!(stdout(&out).contains(&format!("Full: artifact://{next}]")), "{}", stdout(&out));
+    }
+}

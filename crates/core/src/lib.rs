@@ -55,6 +55,7 @@ pub mod exec;
 pub mod feed;
 #[doc(hidden)]
 pub mod intercept;
+mod json;
 mod locked_file;
 #[doc(hidden)]
 pub mod normalize;
@@ -87,6 +88,7 @@ pub use arguments::{read_arguments, ArgumentError, ArgumentNotes};
 pub use artifact::ArtifactId;
 pub use cancel::CancelToken;
 pub use intercept::{Block, Rule};
+pub use json::strict_json;
 pub use normalize::{ExtractedLimit, LimitKind};
 pub use outcome::{signal_name, Outcome};
 pub use private_dir::open_regular;

@@ -9,7 +9,8 @@
 //! members — and `"id": null` otherwise, as JSON-RPC 2.0 asks of a parse error or an invalid request.
 //!
 //! Promises, for any bytes ([`check`] asserts them; the fuzz target `mcp_lines` and the unit tests run
-//! it): [`decode`] never panics; a line is a [`Decoded::Message`] exactly when rmcp parses it as one;
+//! it): [`decode`] never panics; a line is a [`Decoded::Message`] exactly when rmcp parses it as one and no
+//! object in it gives a key twice;
 //! any other line that is not blank is answered — `-32700` when it is not JSON, `-32600` when it is —
 //! except a JSON notification (an object with a `method` and no `id`) or response (an object with a
 //! `result` or an `error` and no `method`), which JSON-RPC never answers;
@@ -85,9 +86,11 @@ pub fn decode(line: &[u8]) -> Decoded {
     if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
         return Decoded::Blank;
     }
-    let not_a_message = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-        Ok(message) => return Decoded::Message(Box::new(message)),
-        Err(e) => e,
+    // A key given twice (`"arguments":{"command":"ls","command":"rm -rf ~"}`) is refused at any depth:
+    // serde_json would keep the last member, which a client or a log showing the first never saw.
+    let not_a_message = match (serde_json::from_slice::<ClientJsonRpcMessage>(line), bashrt_core::strict_json(line)) {
+        (Ok(message), Ok(_)) => return Decoded::Message(Box::new(message)),
+        (Ok(_), Err(e)) | (Err(e), _) => e,
     };
     match serde_json::from_slice::<Outline>(line) {
         Ok(outline) if outline.unanswerable() => Decoded::Dropped(detail(&not_a_message)),
@@ -501,6 +504,7 @@ pub fn check(line: &[u8]) {
         Decoded::Blank => assert!(trimmed.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))),
         Decoded::Message(message) => {
             assert!(json.is_some(), "a message that serde_json does not read as JSON");
+            assert!(bashrt_core::strict_json(trimmed).is_ok(), "a message with a key given twice");
             assert!(serde_json::to_vec(&message).is_ok(), "a message that does not serialize");
         }
         Decoded::Dropped(_) => {
@@ -597,6 +601,18 @@ mod tests {
         assert_eq!(refused(br#"{"jsonrpc":"2.0","id":3,"id":4,"method":"tools/list"}"#).0, Value::Null);
         let (id, code, _) = refused(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","method":"tools/list"}"#);
         assert_eq!((id, code), (json!(7), -32600));
+        // At any depth: the arguments of a call, its params.
+        let call = br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"bash","arguments":{"command":"ls","command":"rm -rf ~"}}}"#;
+        assert_eq!(
+            refused(call),
+            (json!(8), -32600, r#"Invalid request: duplicate key "command" at line 1 column 107"#.to_string())
+        );
+        let params =
+            br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"bash","name":"bash","arguments":{}}}"#;
+        assert_eq!(refused(params).0, json!(9));
+        // A notification with a key given twice is not answered (JSON-RPC answers none).
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"a":1,"a":2}}"#;
+        assert!(matches!(decode(note), Decoded::Dropped(_)));
     }
 
     #[test]

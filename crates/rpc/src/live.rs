@@ -128,6 +128,83 @@ impl LiveStream {
     }
 }
 
+/// The newest partial result of a tool call, for its `tool_execution_update` events. The executor's
+/// thread only replaces the text (a copy under a lock, [`LatestText::set`]); a pump writes it when
+/// the output takes it. A client that stops reading stdout then holds the pump, never the call: the
+/// call's deadline and an abort still act, and the updates it missed are superseded by the newest.
+#[derive(Default)]
+pub struct LatestText {
+    state: Mutex<Latest>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct Latest {
+    text: Option<String>,
+    done: bool,
+    /// A pump was asked for (by the first `set`).
+    started: bool,
+    /// The pump waits on the condition variable.
+    pumping: bool,
+}
+
+impl LatestText {
+    fn lock(&self) -> MutexGuard<'_, Latest> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Replaces the pending text (nothing once [`finish`](Self::finish)ed). True the first time:
+    /// the caller starts the pump.
+    pub fn set(&self, text: &str) -> bool {
+        let mut state = self.lock();
+        if state.done {
+            return false;
+        }
+        match &mut state.text {
+            Some(pending) => {
+                pending.clear();
+                pending.push_str(text);
+            }
+            none => *none = Some(text.to_string()),
+        }
+        let first = !std::mem::replace(&mut state.started, true);
+        let pumping = state.pumping;
+        drop(state);
+        if pumping {
+            self.wake.notify_one();
+        }
+        first
+    }
+
+    /// No more texts: the pump writes what is pending, then returns.
+    pub fn finish(&self) {
+        let mut state = self.lock();
+        state.done = true;
+        let pumping = state.pumping;
+        drop(state);
+        if pumping {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Emits each newest text until [`finish`](Self::finish); blocks the calling thread.
+    pub fn pump(&self, mut emit: impl FnMut(&str)) {
+        let mut state = self.lock();
+        state.pumping = true;
+        loop {
+            if let Some(text) = state.text.take() {
+                drop(state);
+                emit(&text);
+                state = self.lock();
+            } else if state.done {
+                return;
+            } else {
+                state = self.wake.wait(state).unwrap_or_else(PoisonError::into_inner);
+            }
+        }
+    }
+}
+
 pub(crate) use bashrt_core::sink::complete_utf8_len as complete_prefix_len;
 
 #[cfg(test)]
@@ -135,6 +212,24 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+
+    #[test]
+    fn the_newest_text_replaces_what_the_pump_has_not_taken_and_nothing_comes_after_the_end() {
+        let latest = Arc::new(LatestText::default());
+        assert!(latest.set("a"));
+        assert!(!latest.set("ab"));
+        let (sent, got) = std::sync::mpsc::channel();
+        let pump = {
+            let latest = latest.clone();
+            std::thread::spawn(move || latest.pump(|text| sent.send(text.to_string()).unwrap()))
+        };
+        assert_eq!(got.recv().unwrap(), "ab");
+        latest.set("abc");
+        latest.finish();
+        assert!(!latest.set("after the end"));
+        pump.join().unwrap();
+        assert_eq!(got.try_iter().collect::<Vec<_>>(), ["abc"]);
+    }
 
     #[test]
     fn a_split_utf8_sequence_is_kept_for_later() {

@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::baton::Baton;
 use crate::lines::{Frame, LineReader, MAX_LINE_BYTES};
-use crate::live::LiveStream;
+use crate::live::{LatestText, LiveStream};
 use crate::output::{Output, TOOL_NAME};
 use crate::queue::{Place, SessionQueue};
 use crate::request::{
@@ -587,6 +587,23 @@ fn start_pump(
     Ok(wait)
 }
 
+/// Starts writing `latest` as `tool_execution_update` events on a worker thread; `None` (updates are
+/// left out, the call goes on) when no thread could be started.
+fn start_update_pump(
+    shared: &Arc<Shared>,
+    latest: &Arc<LatestText>,
+    tool_call_id: &str,
+    args: Option<Value>,
+) -> Option<Receiver<()>> {
+    let (done, wait) = sync_channel(1);
+    let (latest, out, tool_call_id) = (latest.clone(), shared.clone(), tool_call_id.to_string());
+    let started = shared.spawn("rpc-tool-updates", move || {
+        latest.pump(|text| out.output.tool_update(&tool_call_id, args.as_ref(), text));
+        let _ = done.send(());
+    });
+    started.ok().map(|()| wait)
+}
+
 /// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`.
 fn start_tool_call(
     shared: &Arc<Shared>,
@@ -613,7 +630,15 @@ fn start_tool_call(
             // written again with every update (the start event carried it).
             let small = serde_json::to_string(&arguments).is_ok_and(|a| a.len() <= UPDATE_ARGS_MAX);
             let update_args = small.then_some(&arguments);
-            let mut on_update = |text: &str| shared.output.tool_update(&tool_call_id, update_args, text);
+            // The call's thread never writes an update itself: a client that stops reading must not
+            // hold the command past its deadline or its abort (see `LatestText`).
+            let latest = Arc::new(LatestText::default());
+            let mut pump = None;
+            let mut on_update = |text: &str| {
+                if latest.set(text) {
+                    pump = start_update_pump(&shared, &latest, &tool_call_id, update_args.cloned());
+                }
+            };
             let ctx = CallContext {
                 session_cwd: shared.cwd.clone(),
                 artifacts,
@@ -622,6 +647,11 @@ fn start_tool_call(
                 on_update: Some(&mut on_update),
             };
             let result = shared.tool.execute(&params, ctx);
+            latest.finish();
+            // The last update goes out before the end event.
+            if let Some(done) = pump {
+                let _ = done.recv();
+            }
             // Free the id first: once the end event is out, the client may reuse it.
             drop(slot);
             shared.output.tool_end(&tool_call_id, &result);

@@ -24,7 +24,9 @@ pub(super) fn allocate(state: &Path, dir_fd: &OwnedFd, dir: &Path) -> Result<(Ar
         .read()
         .map_err(|e| format!("cannot read {}: {e}", state.join(IDS_FILE).display()))?
         .and_then(|text| text.trim().parse::<u64>().ok())
-        .filter(|&id| id > 0);
+        // 0, or an id with no room after it (written there by a command, as anything in the state
+        // directory can be): damaged, as is a counter that is not a number.
+        .filter(|&id| id > 0 && id < u64::MAX / 2);
     // Missing (a state directory kept by an older bashrt, or a fresh one) or damaged: past every id
     // the state directory still holds.
     let mut next = match stored {

@@ -265,6 +265,9 @@ pub enum ReplaceReason {
     /// It ended itself: a command redefined or disabled what the runner calls (a function named
     /// `builtin`, `enable -n` of it or of `read` or `eval`).
     RunnerBroken,
+    /// It died when a timeout or an abort interrupted its command (bash interrupted just as it
+    /// started a program can end so).
+    DiedOnInterrupt,
 }
 
 impl fmt::Display for ReplaceReason {
@@ -287,6 +290,7 @@ impl fmt::Display for ReplaceReason {
                 "the previous shell stopped answering (its command disabled what bashrt needs) and was killed",
             ),
             Self::CannotCd => f.write_str("the previous shell could no longer change directory and was killed"),
+            Self::DiedOnInterrupt => f.write_str("the previous shell died when its command was interrupted"),
             Self::RunnerBroken => f.write_str(
                 "the previous shell ended: a command disabled or redefined a builtin bashrt needs \
                  (builtin, read or eval), or wrote into its call pipe",
@@ -406,8 +410,9 @@ fn lost_text(reason: &ReplaceReason) -> String {
                                         eval), or wrote into its call pipe, and the shell ended"
             .to_string(),
         ReplaceReason::TimedOut | ReplaceReason::Cancelled => {
-            "the shell did not come back from the interrupt within the grace period; it was killed".to_string()
+            "the shell did not come back from the interrupt; it was killed".to_string()
         }
+        ReplaceReason::DiedOnInterrupt => "the shell died when the command was interrupted".to_string(),
         other => other.to_string(),
     }
 }

@@ -73,9 +73,7 @@ impl Executor for OneShotExecutor {
                 if let Some(seed) = &req.seed {
                     text.extend_from_slice(seed);
                 }
-                let mut file = MemFile::new("bashrt-bash-env").map_err(ExecError::Setup)?;
-                file.write(&text).map_err(ExecError::Setup)?;
-                Some(file)
+                Some(MemFile::holding("bashrt-bash-env", &text).map_err(ExecError::Setup)?)
             }
             _ => None,
         };

@@ -231,6 +231,8 @@ pub(crate) struct PersistentShell {
     slots: OutputSlots,
     record: Vec<u8>,
     nonce: u64,
+    /// The shell ended by itself while [`PersistentShell::interrupt`] waited for it to come back.
+    died_on_interrupt: bool,
     calls: u64,
     secret: String,
     /// The cwd after the last call (`$PWD` when it names the same directory as the kernel's).
@@ -323,6 +325,7 @@ impl PersistentShell {
             slots,
             record: Vec::new(),
             nonce,
+            died_on_interrupt: false,
             calls: 0,
             secret: String::new(),
             pwd: None,
@@ -552,8 +555,11 @@ impl PersistentShell {
                 }
                 self.background = alive(&self.background);
                 let result = CallResult::Ran { outcome, final_cwd: None, background: self.count() };
-                let reason =
-                    if outcome == Outcome::Cancelled { ReplaceReason::Cancelled } else { ReplaceReason::TimedOut };
+                let reason = match (self.died_on_interrupt, outcome) {
+                    (true, _) => ReplaceReason::DiedOnInterrupt,
+                    (false, Outcome::Cancelled) => ReplaceReason::Cancelled,
+                    (false, _) => ReplaceReason::TimedOut,
+                };
                 Ok(CallReport { result, retire: Some(reason), lost: true })
             }
             End::Broken(reason) => {
@@ -650,6 +656,8 @@ impl PersistentShell {
             report = self.wait_for_report(output, out, &never, Instant::now() + grace.max(COME_BACK_MIN))?;
         }
         if report.is_none() {
+            // Ended by itself (the call says so), or still there and killed now.
+            self.died_on_interrupt = pidfd::has_exited(self.exit.fd());
             tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
             self.exit.reap()?;
         }
