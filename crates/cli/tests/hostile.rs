@@ -286,7 +286,8 @@ fn the_state_budget_holds_across_processes_spilling_at_once() {
         results.iter().map(|r| common::text(r).lines().last().unwrap_or_default().to_string()).collect();
     let mut ids: Vec<u64> =
         results.iter().filter_map(|r| r["details"]["meta"]["truncation"]["artifactId"].as_u64()).collect();
-    assert!(!ids.is_empty(), "{notices:#?}");
+    // Spills give way newest first: the two that started first fit together, whatever the timing.
+    assert!(ids.len() >= 2, "{notices:#?}");
     let given = ids.len();
     ids.sort();
     ids.dedup();

@@ -241,6 +241,11 @@ fn summarize(ids: &[ArtifactId]) -> String {
     text
 }
 
+/// The id of the artifact at `path`, if its name is an artifact's.
+pub(crate) fn id_of(path: &std::path::Path) -> Option<ArtifactId> {
+    parse_file_name(path.file_name()?.to_str()?)
+}
+
 /// The id of `<id>.bash.log`, written as [`file_name`] writes it: `007.bash.log` is no artifact (no
 /// reference would find it).
 fn parse_file_name(name: &str) -> Option<ArtifactId> {

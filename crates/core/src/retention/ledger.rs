@@ -114,6 +114,13 @@ impl Ledger {
         }
     }
 
+    /// Whether a spill in progress started after the one into `file`: its artifact has a larger id
+    /// (ids are given in order, by one counter per state directory).
+    pub(super) fn newer_than(&self, file: &Path) -> bool {
+        let Some(mine) = crate::artifact::id_of(file) else { return false };
+        self.holds.iter().filter_map(|hold| crate::artifact::id_of(&hold.file)).any(|id| id > mine)
+    }
+
     /// Records a walk that found `used` bytes (reservations included).
     pub(super) fn walked(&mut self, used: u64) {
         self.used = Some((used, now_ms()));

@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
@@ -273,6 +273,19 @@ fn lock_file(dir: &Path) -> io::Result<Option<File>> {
     }
 }
 
+/// How long a spill that found no room waits for newer ones to give theirs back.
+const GIVE_WAY_WAIT: Duration = Duration::from_secs(5);
+/// How often it looks again meanwhile.
+const GIVE_WAY_POLL: Duration = Duration::from_millis(20);
+
+/// What a reservation found.
+enum Reserved {
+    /// Room, after carrying out this plan if one was needed.
+    Room(Option<GcPlan>),
+    /// No room; `newer`: spills that started after this one hold some.
+    Full { newer: bool },
+}
+
 /// A runtime's side of the budget: the session locks it holds, and its reservations in the ledger.
 pub(crate) struct Retention {
     state: PathBuf,
@@ -321,33 +334,53 @@ impl Retention {
     /// would go over budget, walks it and removes what the plan says. `Ok` with the plan carried out,
     /// if one was needed; `Err` when even that leaves no room (what remains is in use or recent).
     /// Pair with [`Retention::settle`].
+    ///
+    /// Spills that find no room give way newest first: one that started after another still
+    /// in progress fails at once (and gives its room back), one that started before waits up to
+    /// [`GIVE_WAY_WAIT`] for those to do so. Otherwise four spills at once could each take a quarter
+    /// of the budget and all fail, keeping nothing.
     pub(crate) fn reserve(&self, file: &Path, bytes: u64) -> Result<Option<GcPlan>, ()> {
+        let until = Instant::now() + GIVE_WAY_WAIT;
+        loop {
+            match self.try_reserve(file, bytes) {
+                Reserved::Room(plan) => return Ok(plan),
+                Reserved::Full { newer: true } if Instant::now() < until => std::thread::sleep(GIVE_WAY_POLL),
+                Reserved::Full { .. } => return Err(()),
+            }
+        }
+    }
+
+    fn try_reserve(&self, file: &Path, bytes: u64) -> Reserved {
         let mut ledger = match ledger::Ledger::open(&self.state) {
             Ok(ledger) => ledger,
             Err(e) => {
                 // A ledger that cannot be used (planted, or held by a command): this spill is
                 // measured alone, by a walk of its own.
                 tracing::warn!("the budget ledger in {} is unusable ({e}): walking instead", self.state.display());
-                return self.reserve_by_walk(bytes, 0).map(|(plan, _)| plan).map_err(|_| ());
+                return match self.reserve_by_walk(bytes, 0) {
+                    Ok((plan, _)) => Reserved::Room(plan),
+                    Err(_) => Reserved::Full { newer: false },
+                };
             }
         };
         if ledger.fits(bytes, self.budget) {
             ledger.reserve(self.me, file, bytes);
             ledger.save();
-            return Ok(None);
+            return Reserved::Room(None);
         }
         let (plan, used) = match self.reserve_by_walk(bytes, ledger.headroom()) {
             Ok(done) => done,
             Err(used) => {
                 ledger.walked(used);
+                let newer = ledger.newer_than(file);
                 ledger.save();
-                return Err(());
+                return Reserved::Full { newer };
             }
         };
         ledger.walked(used);
         ledger.reserve(self.me, file, bytes);
         ledger.save();
-        Ok(plan)
+        Reserved::Room(plan)
     }
 
     /// Walks the state directory and removes what it must for `bytes` more beside `headroom`, the

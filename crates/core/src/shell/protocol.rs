@@ -11,7 +11,8 @@
 //! ```text
 //! trap '<status>=-4; continue 99' INT; <status>= <prefix>=                # an abort comes back here
 //! until ((0)); do until ((0)); do
-//!   unset -n <prefix> <h> <command>; unset -v <the same> || <end>; <h>=    # what a command declared on them
+//!   [[ <a nameref or an attribute on them> ]] && { unset -n <prefix> <h> <command>;  # what a command
+//!     unset -v <the same> || <end>; }; <h>=                                # declared on them
 //!   case <status>$- in                                                     # one pattern per call:
 //!     0hBs) ;;                                                             # it succeeded, options as at start
 //!     *[axu]*) set +x +a +u; <prefix>='<prefix>=;set -u;set -a;set -x;'   # not traced nor exported
@@ -177,7 +178,12 @@ pub(crate) fn runner(tag: &str, paths: &RunnerPaths<'_>) -> Vec<u8> {
     // The assignment after them is for a `builtin` taken by a function (which makes both `unset`s
     // and every `read` below do nothing): the header variable must then hold no header, not the
     // last call's, for the runner to end rather than run the last command again.
-    out.push_str(&format!("\\builtin unset -n {x} {h} {c}; \\builtin unset -v {x} {h} {c} || {end}; {h}=; "));
+    // Checked first (a `[[ ]]` costs a third of the two `unset`s, and no command declares anything on
+    // them in the common call): a nameref (`-R`), or any attribute (`@a`, empty for none).
+    out.push_str(&format!(
+        "[[ -R {x} || -R {h} || -R {c} || -n ${{{x}@a}}${{{h}@a}}${{{c}@a}} ]] && \
+         {{ \\builtin unset -n {x} {h} {c}; \\builtin unset -v {x} {h} {c} || {end}; }}; {h}=; "
+    ));
     // Between calls the shell holds no descriptor at all: the command ran with 0, 1 and 2 redirected
     // by the runner's `eval`, which closes them again afterwards, and every runner file is opened
     // for the steps that use it and closed after them. So no redirection of the runner has anything to save and
@@ -462,9 +468,13 @@ mod tests {
         assert_eq!(text.matches('\n').count(), 1, "{text}");
         assert!(text.ends_with("*) _a1s=$?;; esac; done; _a1s=-2; done\n"), "{text}");
         assert!(
-            text.contains("do until ((0)); do \\builtin unset -n _a1x _a1h _a1c; \\builtin unset -v _a1x _a1h _a1c ||")
+            text.contains(
+                "do until ((0)); do [[ -R _a1x || -R _a1h || -R _a1c || -n ${_a1x@a}${_a1h@a}${_a1c@a} ]] && \
+                 { \\builtin unset -n _a1x _a1h _a1c; \\builtin unset -v _a1x _a1h _a1c ||"
+            ),
+            "{text}"
         );
-        assert!(text.contains("_a1x=${BASH_VERSINFO[99]:?}; }; _a1h=; case $_a1s$- in 0hBs)"), "{text}");
+        assert!(text.contains("_a1x=${BASH_VERSINFO[99]:?}; }; }; _a1h=; case $_a1s$- in 0hBs)"), "{text}");
         assert!(text.contains("case $_a1h in \"\t\"*|@@@@M) _a1s=-3; \\builtin eval"), "{text}");
         for path in [
             "{ \\builtin read -N 16 _a1h;",
