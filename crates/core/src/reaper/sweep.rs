@@ -120,13 +120,19 @@ fn signal_groups(groups: &[i32], signal: Signal) {
 /// The live processes whose environment carries the needle (never ourselves), but those in `known`;
 /// each is stopped the moment it is found (see [`procfs::visit_pids`]: a process that forks and
 /// exits every millisecond is met at its newest), with its group when the group's leader is gone.
+///
+/// Only processes that started after this one have their environment read: the marker is this
+/// process's invention, so an older process cannot carry it (a machine's hundreds of idle processes
+/// then cost a `stat` each, not a read of their whole environment).
 fn members(needle: &[u8], known: &[Member]) -> Vec<Member> {
     let own = std::process::id() as i32;
     let own_group = nix::unistd::getpgrp().as_raw();
+    let since = own_start_time();
     let mut found: Vec<Member> = Vec::new();
     procfs::visit_pids(|pid| {
         if pid == own
             || known.iter().chain(found.iter()).any(|m| m.pid == pid && !m.exited())
+            || procfs::stat(pid).and_then(|e| e.start_time).is_some_and(|t| t < since)
             || !has_entry(pid, needle)
         {
             return;
@@ -146,6 +152,13 @@ fn members(needle: &[u8], known: &[Member]) -> Vec<Member> {
         found.push(member);
     });
     found
+}
+
+/// This process's start time (clock ticks after boot, as `/proc/<pid>/stat` gives it); 0 when
+/// unknown, which filters nothing.
+fn own_start_time() -> u64 {
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *START.get_or_init(|| procfs::stat(std::process::id() as i32).and_then(|e| e.start_time).unwrap_or(0))
 }
 
 /// Whether the environment of `pid` holds `needle` (`NAME=token`) exactly or followed by `.<call>`.
