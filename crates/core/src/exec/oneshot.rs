@@ -6,11 +6,9 @@
 //! reaped before `execute` returns, and on any error or panic on the way its tree is killed first.
 
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::unistd::Pid;
@@ -25,15 +23,12 @@ use super::{
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::marker::{self, marker_of, MARKER_VAR};
 use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
 use crate::process::procfs;
 use crate::process::spawn_gate;
 use crate::process::tree::{self, CallMarker};
-use crate::reaper::{marker_of, MARKER_VAR};
-
-/// Numbers the calls of this process, for their markers.
-static CALLS: AtomicU64 = AtomicU64::new(1);
 
 /// How long processes that closed the output may take to finish exiting before they are counted as
 /// left running.
@@ -108,11 +103,7 @@ impl Executor for OneShotExecutor {
         };
         // The runtime's marker, made this call's own: `<token>.<n>` still starts with the token the
         // reaper looks for, and finds this call's processes wherever they went.
-        let marker = marker_of(&req.env).map(|token| {
-            let mut value = token.to_os_string();
-            value.push(format!(".{}", CALLS.fetch_add(1, Ordering::Relaxed)));
-            value
-        });
+        let marker = marker_of(&req.env).map(marker::call_marker);
         command
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
@@ -150,11 +141,9 @@ impl Executor for OneShotExecutor {
         // Reaping goes through `waitpid` on the pid; the `Child` holds no pipes (all set above).
         drop(child);
         let mut shell = Shell::new(pid).map_err(ExecError::Setup)?;
-        let call = marker.map(|value| {
-            let mut entry = MARKER_VAR.as_bytes().to_vec();
-            entry.push(b'=');
-            entry.extend_from_slice(value.as_bytes());
-            CallMarker { entry, since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0) }
+        let call = marker.map(|value| CallMarker {
+            entry: marker::entry(&value),
+            since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0),
         });
         shell.call = call.clone();
 

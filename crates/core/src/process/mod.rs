@@ -3,6 +3,7 @@
 //! tree, learning that a child exited, pipes and in-memory files.
 
 pub(crate) mod exit_watch;
+pub(crate) mod marker;
 pub(crate) mod memfile;
 pub(crate) mod pidfd;
 pub(crate) mod pipe;

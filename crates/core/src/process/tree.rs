@@ -21,8 +21,8 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::pidfd;
 use super::procfs::{self, ProcEntry};
+use super::{marker, pidfd};
 
 /// Walk-and-stop rounds go on until this many rounds in a row found nothing new: one quiet round
 /// could be a process that forked and exited between two reads of `/proc` (pid-hopping).
@@ -176,7 +176,7 @@ impl CallMarker {
         table
             .iter()
             .filter(|e| e.alive && own.may_signal(e.pid) && e.start_time.is_some_and(|t| t >= self.since))
-            .filter(|e| has_env_entry(e.pid, &self.entry))
+            .filter(|e| marker::has_exact_entry(e.pid, &self.entry))
             .copied()
             .collect()
     }
@@ -199,7 +199,7 @@ impl CallMarker {
             }
             // Pinned before the check, so that the signal cannot reach a later process with this pid.
             let Ok(fd) = pidfd::open(pid) else { return };
-            if !has_env_entry(pid, &self.entry) {
+            if !marker::has_exact_entry(pid, &self.entry) {
                 return;
             }
             let _ = pidfd::send_signal(fd.as_fd(), Signal::SIGSTOP);
@@ -213,11 +213,6 @@ impl CallMarker {
         });
         stopped
     }
-}
-
-/// Whether the environment of `pid` holds exactly `entry` (`NAME=value`).
-pub(crate) fn has_env_entry(pid: i32, entry: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|e| e == entry))
 }
 
 /// What a finished one-shot call left running: the live members of its process `group` and their

@@ -161,11 +161,7 @@ fn own_start_time() -> u64 {
     *START.get_or_init(|| procfs::stat(std::process::id() as i32).and_then(|e| e.start_time).unwrap_or(0))
 }
 
-/// Whether the environment of `pid` holds `needle` (`NAME=token`) exactly or followed by `.<call>`.
-fn has_entry(pid: i32, needle: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| super::marked_by(entry, needle)))
-}
+use crate::process::marker::has_entry_under as has_entry;
 
 /// A process pinned by a pidfd (or, on kernels without pidfds, by its pid alone).
 struct Member {

@@ -43,11 +43,11 @@ use crate::exec::watch::{watch_outputs, Ending};
 use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::marker::marker_of;
 use crate::process::memfile::MemFile;
 use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::{pidfd, spawn_gate, tree};
-use crate::reaper::marker_of;
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// the runner's files, and its redirections save copies at fd 10 and up.

@@ -22,8 +22,8 @@ use super::super::script_file::{ScriptFile, ARG_LIMIT};
 use super::super::ExecRequest;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::marker::marker_of;
 use crate::process::{spawn_gate, tree};
-use crate::reaper::marker_of;
 
 /// What the program's terminal emulates; the program's `TERM` says so, whatever the user's terminal is.
 pub const PTY_TERM: &str = "xterm-256color";
