@@ -6,6 +6,7 @@ pub(crate) mod exit_watch;
 pub(crate) mod marker;
 pub(crate) mod memfile;
 pub(crate) mod pidfd;
+pub(crate) mod pinned;
 pub(crate) mod pipe;
 pub(crate) mod procfs;
 pub(crate) mod spawn_gate;
