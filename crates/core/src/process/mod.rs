@@ -9,6 +9,7 @@ pub(crate) mod pidfd;
 pub(crate) mod pinned;
 pub(crate) mod pipe;
 pub(crate) mod procfs;
+pub(crate) mod spawn;
 pub(crate) mod spawn_gate;
 pub(crate) mod subreaper;
 pub(crate) mod tree;
