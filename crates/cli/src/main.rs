@@ -66,6 +66,9 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_REFUSED } else { 0 });
         }
     };
+    if matches!(cli.command, Some(Command::Run(_) | Command::Rpc(_) | Command::Mcp(_))) {
+        own_process();
+    }
     match cli.command {
         Some(Command::Run(args)) => print::run(args),
         Some(Command::Artifact(args)) => artifact_cmd::run(args),
@@ -77,6 +80,21 @@ fn main() -> ExitCode {
         Some(Command::Schema) => print_out(&format!("{:#}\n", bashrt_core::tool::params_schema())),
         None if std::io::stdin().is_terminal() => tui::run(tui::TuiArgs::default()),
         None => fail("no command given (at a terminal, bashrt alone starts the terminal UI); see bashrt --help"),
+    }
+}
+
+/// This process runs commands and spawns its children through bashrt alone, so it takes the process
+/// over (see `bashrt_core::adopt_orphans`): a watchdog forked now, while the process has one thread
+/// (a fork costs far less than starting a bash on the first command), and the orphans of what it runs
+/// come back to it, so that finding what a call left costs what the call started, not what the machine
+/// runs. Where either fails, the runtime works as an embedded one does (a bash watchdog; a look over
+/// every process): nothing is lost but time.
+pub fn own_process() {
+    if let Err(e) = bashrt_core::prefork_watchdog() {
+        tracing::debug!("no forked watchdog: {e}");
+    }
+    if let Err(e) = bashrt_core::adopt_orphans() {
+        tracing::debug!("orphans go to init: {e}");
     }
 }
 

@@ -30,6 +30,7 @@ pub fn run(args: TuiArgs) -> ExitCode {
     if let Some(code) = relaunch_as_child() {
         return code;
     }
+    crate::own_process();
     let Setup { mut settings, cwd, session } = match args.common.setup() {
         Ok(setup) => setup,
         Err(e) => return fail(e),

@@ -283,3 +283,30 @@ fn a_sigkilled_servers_processes_get_sigterm_before_sigkill() {
     common::wait_until_dead(pid);
     assert!(termed.exists(), "the background process (pid {pid}) got no SIGTERM before it died");
 }
+
+/// The server adopts what its commands orphan (it is their child subreaper): when a call's shell
+/// exits, what it left running comes back to the server, and the server reaps it once it exits, so
+/// that no zombie piles up in a server that runs for days.
+#[test]
+fn what_an_exited_shell_left_comes_back_to_the_server_which_reaps_it() {
+    let env = Env::new();
+    let pids = fifo(env.root.path(), "pids");
+    let go = fifo(env.root.path(), "go");
+    let mut rpc = env.rpc(&[], &[("PIDS", &pids), ("GO", &go)]);
+    rpc.send(json!({"id": "1", "type": "bash",
+        "command": "( sh -c 'echo $$ > \"$PIDS\"; read x < \"$GO\"' >/dev/null 2>&1 & ); exit 3"}));
+    let pid: i32 = std::fs::read_to_string(&pids).unwrap().trim().parse().unwrap();
+    let response = rpc.response("1");
+    assert_eq!(response["success"], true, "{response}");
+    let parent = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rfind(')').and_then(|i| stat[i + 2..].split(' ').nth(1)?.parse::<u32>().ok())
+    };
+    // The shell is gone (its exit is the call's end): its orphan is the server's child now.
+    assert!(common::until(|| parent() == Some(rpc.child.id())), "not adopted by the server: parent {:?}", parent());
+    std::fs::write(&go, "\n").unwrap();
+    common::wait_until_dead(pid);
+    // Exited; a zombie keeps its /proc entry until its parent reaps it.
+    assert!(common::until(|| !std::path::Path::new(&format!("/proc/{pid}")).exists()), "the server left a zombie");
+    assert_eq!(rpc.finish(), 0);
+}

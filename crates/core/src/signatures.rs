@@ -127,8 +127,6 @@ struct Compiled {
     per_line: Option<AhoCorasick>,
     /// For each literal, the signatures (indices, ascending) that list it.
     by_literal: Vec<Vec<usize>>,
-    longest_literal: usize,
-    most_before: u8,
 }
 
 struct CompiledSignature {
@@ -179,12 +177,17 @@ impl SignatureSet {
     }
 
     fn compiled(&self) -> &Compiled {
-        self.compiled.get_or_init(|| Compiled::new(self.extra.iter().chain(&self.base)))
+        self.compiled.get_or_init(|| Compiled::new(self.all()))
     }
 
-    /// Whether any line can match at all.
+    /// Whether any line can match at all. Read off the signatures, not their automata: a call whose
+    /// output never reaches the scanner (`true`) does not pay for building them.
     pub fn is_empty(&self) -> bool {
-        self.compiled().prefilter.is_none()
+        self.all().all(|s| s.literals.is_empty())
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Signature> {
+        self.extra.iter().chain(&self.base)
     }
 
     /// Where the first literal starts in `haystack`, if any.
@@ -203,12 +206,12 @@ impl SignatureSet {
     /// The length of the longest literal: a literal cut by a chunk boundary lies within this many
     /// bytes of it.
     pub fn longest_literal(&self) -> usize {
-        self.compiled().longest_literal
+        self.all().flat_map(|s| &s.literals).map(String::len).max().unwrap_or(0)
     }
 
     /// The most lines of context before a match any signature asks for.
     pub fn most_before(&self) -> u8 {
-        self.compiled().most_before
+        self.all().map(|s| s.before.min(MAX_CONTEXT)).max().unwrap_or(0)
     }
 
     /// The first signature (extra ones first, then the base set, each in order) that `line` matches.
@@ -275,14 +278,7 @@ impl Compiled {
         };
         let prefilter = build(MatchKind::LeftmostFirst);
         let per_line = prefilter.as_ref().and_then(|_| build(MatchKind::Standard));
-        Compiled {
-            longest_literal: literals.iter().map(String::len).max().unwrap_or(0),
-            most_before: compiled.iter().map(|s| s.before).max().unwrap_or(0),
-            signatures: compiled,
-            prefilter,
-            per_line,
-            by_literal,
-        }
+        Compiled { signatures: compiled, prefilter, per_line, by_literal }
     }
 }
 

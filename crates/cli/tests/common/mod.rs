@@ -342,3 +342,17 @@ pub fn tree_bytes(path: &Path) -> u64 {
         Err(_) => 0,
     }
 }
+
+/// Whether `condition` came true, checked every few milliseconds, for a state the kernel announces to
+/// nobody but the process concerned (a zombie reaped by its parent). Bounded only so that a
+/// regression fails instead of hanging CI.
+pub fn until(mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    condition()
+}

@@ -134,7 +134,7 @@ pub(crate) struct CompiledForm {
     last: Repeat,
     operands_first: bool,
     /// The arguments' regex (anchored), when the form gives one.
-    args: Option<Regex>,
+    args: Option<LazyRegex>,
     stdin: Stdin,
     stdout: Stdout,
 }
@@ -182,6 +182,17 @@ enum Class {
     Pattern(LazyRegex),
 }
 
+impl LazyRegex {
+    /// Whether the whole of `value` matches; a pattern that fails to compile (size limits, unknown
+    /// Unicode names) matches nothing.
+    fn is_match(&self, value: &str) -> bool {
+        self.regex
+            .get_or_init(|| Regex::new(&format!("^(?:{})$", self.pattern)).ok())
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(value))
+    }
+}
+
 /// A regex checked at load and compiled when first needed.
 #[derive(Debug)]
 struct LazyRegex {
@@ -198,11 +209,7 @@ impl Class {
             Class::Path => is_plain_path(value),
             Class::Substitution => is_literal_substitution(value),
             Class::Literal(literal) => value == literal,
-            Class::Pattern(lazy) => lazy
-                .regex
-                .get_or_init(|| Regex::new(&format!("^(?:{})$", lazy.pattern)).ok())
-                .as_ref()
-                .is_some_and(|regex| regex.is_match(value)),
+            Class::Pattern(lazy) => lazy.is_match(value),
         }
     }
 }
@@ -340,8 +347,11 @@ impl CompiledForm {
             Some(_) if !(form.options.is_empty() && form.require.is_empty() && form.operands.is_empty()) => {
                 return Err(FormError::ArgsWithOptions)
             }
+            // Checked now, compiled when a command of the form is met (as the classes are).
             Some(pattern) => Some(
-                Regex::new(&format!("^(?:{pattern})$"))
+                regex_syntax::ast::parse::Parser::new()
+                    .parse(pattern)
+                    .map(|_| LazyRegex { pattern: pattern.clone(), regex: OnceLock::new() })
                     .map_err(|e| FormError::BadArgs(e.to_string().lines().last().unwrap_or("").trim().to_string()))?,
             ),
         };

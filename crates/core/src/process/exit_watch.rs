@@ -8,12 +8,10 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::thread::JoinHandle;
 
-use nix::errno::Errno;
 use nix::fcntl::OFlag;
-use nix::sys::wait::{waitpid, WaitStatus};
 use nix::unistd::Pid;
 
-use super::pidfd;
+use super::{children, pidfd};
 use crate::outcome::Outcome;
 
 pub(crate) struct ExitWatch {
@@ -89,18 +87,18 @@ impl ExitWatch {
     }
 }
 
-/// `waitpid` until the child has exited or was killed (stops are not reported without `WUNTRACED`).
-fn wait_blocking(pid: Pid) -> io::Result<Outcome> {
-    loop {
-        match waitpid(pid, None) {
-            Ok(WaitStatus::Exited(_, code)) => return Ok(Outcome::Exited { code }),
-            Ok(WaitStatus::Signaled(_, signal, _)) => return Ok(Outcome::Signalled { signal: signal as i32 }),
-            Ok(_) | Err(Errno::EINTR) => continue,
-            // ECHILD: someone else reaped it (SIGCHLD set to SIG_IGN in this process, or a stray
-            // waitpid(-1)); the status is lost.
-            Err(e) => return Err(io::Error::from(e)),
+impl Drop for ExitWatch {
+    fn drop(&mut self) {
+        if self.reaped.is_none() {
+            // Nobody will collect the status: a reaper of orphans must not keep it.
+            children::forget(self.pid);
         }
     }
+}
+
+/// Until the child has exited or was killed (stops are not reported).
+fn wait_blocking(pid: Pid) -> io::Result<Outcome> {
+    children::wait(pid)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! commands or shells. Process file descriptors, the `/proc` process table, killing a whole process
 //! tree, learning that a child exited, pipes and in-memory files.
 
+pub(crate) mod children;
 pub(crate) mod exit_watch;
 pub(crate) mod marker;
 pub(crate) mod memfile;

@@ -1,9 +1,16 @@
 //! A snapshot of the process table from `/proc`: who is whose parent, and in which process group.
 //! Promises: processes that vanish while the table is read are skipped, never an error; zombies are
 //! listed but marked dead.
+//!
+//! Which processes: every one this process can see, or, once this process adopts the orphans of what
+//! it starts ([`super::children::adopt_orphans`]), its descendants only: everything it started is
+//! among them, and a look costs what it started, not what the machine runs.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, Read};
+
+use super::children;
 
 /// One line of the process table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,9 +24,17 @@ pub(crate) struct ProcEntry {
     pub alive: bool,
 }
 
-/// Every process this process can see.
+/// Every process that may be one this process started (see the module's documentation).
 pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
     let mut table = Vec::new();
+    if children::adopting() {
+        visit_descendants(|pid| {
+            if let Some(entry) = stat(pid) {
+                table.push(entry);
+            }
+        });
+        return Ok(table);
+    }
     for entry in std::fs::read_dir("/proc")? {
         let Ok(entry) = entry else { continue };
         let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -32,6 +47,40 @@ pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
     Ok(table)
 }
 
+/// Calls `visit` with each descendant of this process, parents before their children (a visitor that
+/// stops what it meets meets the children of a stopped process after it stopped: they cannot have
+/// forked since). A process that is re-parented while the walk goes on may be missed by this walk,
+/// never by the next: callers walk until two walks in a row find nothing new.
+fn visit_descendants(mut visit: impl FnMut(i32)) {
+    let mut seen = HashSet::new();
+    let mut queue = vec![std::process::id() as i32];
+    while let Some(parent) = queue.pop() {
+        for child in children_of(parent) {
+            if seen.insert(child) {
+                visit(child);
+                queue.push(child);
+            }
+        }
+    }
+}
+
+/// The children of every thread of `pid` (a child belongs to the thread that forked it, an adopted
+/// orphan to one of the reaper's threads).
+fn children_of(pid: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return found };
+    let mut text = String::new();
+    for task in tasks.flatten() {
+        let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        text.clear();
+        let read = File::open(format!("/proc/{pid}/task/{tid}/children")).and_then(|mut f| f.read_to_string(&mut text));
+        if read.is_ok() {
+            found.extend(text.split_ascii_whitespace().filter_map(|s| s.parse::<i32>().ok()));
+        }
+    }
+    found
+}
+
 /// How many pids below the last one handed out [`visit_pids`] probes first: the newest processes.
 const FRONTIER_BEHIND: i32 = 64;
 /// Probes of the newest pids per [`visit_pids`] call, at most.
@@ -41,8 +90,15 @@ const FRONTIER_ROUNDS: usize = 32;
 /// out last while new ones appear there: pids are handed out in increasing order (until they wrap),
 /// so a process that forks and exits over and over (its generations living too briefly for one pass
 /// over `/proc` to meet them alive) is met there, at its newest. A pid may be visited more than once.
-/// Probing a pid that does not exist costs one failed `stat(2)`.
+/// Probing a pid that does not exist costs one failed `stat(2)`. Once this process adopts orphans,
+/// its descendants instead (see the module's documentation).
 pub(crate) fn visit_pids(mut visit: impl FnMut(i32)) {
+    if children::adopting() {
+        // Orphans come back to this process: each generation of a pid-hopper is met among its
+        // descendants, and the machine's other processes need no look.
+        visit_descendants(visit);
+        return;
+    }
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
             if let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) {

@@ -12,7 +12,7 @@ use std::time::Duration;
 use nix::unistd::Pid;
 
 use super::exit_watch::ExitWatch;
-use super::{spawn_gate, tree};
+use super::{children, spawn_gate, tree};
 
 /// Why a marked process was not started.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +31,14 @@ pub(crate) enum SpawnError {
 pub(crate) fn spawn_marked(mut command: Command, marker: Option<&OsStr>) -> Result<Child, SpawnError> {
     // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
     let permit = spawn_gate::permit(marker).map_err(|_| SpawnError::Closed)?;
+    // Held until the child is registered, so that a reaper of orphans cannot take it for one.
+    let owner = children::lock_for_spawn();
     let spawned = command.spawn();
+    if let Ok(child) = &spawned {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            owner.register(Pid::from_raw(pid));
+        }
+    }
     drop(permit);
     drop(command);
     Ok(spawned?)
@@ -47,7 +54,7 @@ pub(crate) fn watch(child: Child) -> io::Result<(Pid, ExitWatch)> {
         Err(e) => {
             // Without a way to wait, the process cannot be run; do not leave it running.
             tree::terminate(pid, pid, Duration::ZERO);
-            let _ = nix::sys::wait::waitpid(pid, None);
+            let _ = children::wait(pid);
             Err(e)
         }
     }

@@ -11,15 +11,22 @@
 //! processes. See docs/design.md, "Process model".
 
 use std::ffi::OsString;
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use crate::process::spawn_gate;
+use nix::unistd::Pid;
 
+use crate::process::{children, spawn, spawn_gate};
+
+mod preforked;
 mod sweep;
+
+pub use preforked::{prefork_watchdog, PreforkError};
 
 pub use crate::process::marker::MARKER_VAR;
 
@@ -117,8 +124,9 @@ pub(crate) struct Reaper {
 
 struct Watchdog {
     /// The write end; dropping it is the signal.
-    pipe: Mutex<Option<ChildStdin>>,
-    child: Mutex<Option<Child>>,
+    pipe: Mutex<Option<File>>,
+    /// Until it was waited for.
+    pid: Mutex<Option<Pid>>,
 }
 
 impl Reaper {
@@ -179,28 +187,40 @@ impl Drop for Reaper {
 }
 
 impl Watchdog {
-    /// If it can't start, commands still run (with a warning): only the SIGKILL guarantee is lost.
+    /// The forked watchdog when the process has one ([`preforked`]), else a bash running [`SCRIPT`].
+    /// If neither can start, commands still run (with a warning): only the SIGKILL guarantee is lost.
     fn start(shell: &std::path::Path, token: &str, grace: Duration) -> Watchdog {
-        let spawned = {
+        if let Some(mut forked) = preforked::take() {
+            if forked.watch(token, grace).is_ok() {
+                return Watchdog { pipe: Mutex::new(Some(forked.pipe)), pid: Mutex::new(Some(forked.pid)) };
+            }
+            // A watchdog that cannot be told what to watch is of no use: let it go.
+            drop(forked.pipe);
+            let _ = children::wait(forked.pid);
+        }
+        let mut command = Command::new(shell);
+        {
             use std::os::unix::process::CommandExt;
-            Command::new(shell)
+            command
                 .args(["--noprofile", "--norc", "-c", SCRIPT, "bashrt-reaper", token])
                 .arg(grace.as_millis().to_string())
                 .env_remove(MARKER_VAR)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
-                .process_group(0)
-                .spawn()
-        };
-        match spawned {
+                .process_group(0);
+        }
+        match spawn::spawn_marked(command, None) {
             Ok(mut child) => {
-                let pipe = child.stdin.take();
-                Watchdog { pipe: Mutex::new(pipe), child: Mutex::new(Some(child)) }
+                let pipe = child.stdin.take().map(|stdin| File::from(OwnedFd::from(stdin)));
+                let pid = i32::try_from(child.id()).ok().map(Pid::from_raw);
+                // Reaped by pid, through `children::wait`.
+                drop(child);
+                Watchdog { pipe: Mutex::new(pipe), pid: Mutex::new(pid) }
             }
             Err(e) => {
                 tracing::warn!("cannot start the reaper; processes may outlive a killed runtime: {e}");
-                Watchdog { pipe: Mutex::new(None), child: Mutex::new(None) }
+                Watchdog { pipe: Mutex::new(None), pid: Mutex::new(None) }
             }
         }
     }
@@ -216,8 +236,8 @@ impl Watchdog {
     /// Closes the pipe, so the watchdog kills every marked process, and waits until it has.
     fn stop_and_wait(&self) {
         drop(self.pipe.lock().unwrap_or_else(PoisonError::into_inner).take());
-        if let Some(mut child) = self.child.lock().unwrap_or_else(PoisonError::into_inner).take() {
-            let _ = child.wait();
+        if let Some(pid) = self.pid.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = children::wait(pid);
         }
     }
 }
