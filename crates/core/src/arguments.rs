@@ -1,4 +1,5 @@
-//! Reading a model's tool-call arguments: tolerant of form, strict of meaning.
+//! The tool's parameters ([`BashParams`], and their JSON Schema), and reading them from a model's
+//! tool-call arguments: tolerant of form, strict of meaning.
 //!
 //! Models and their clients send what other agents' shell tools take: numbers as strings
 //! (`"timeout": "30"`), a Claude-style timeout in milliseconds (`120000`), Codex's `workdir` and
@@ -15,10 +16,50 @@
 //! - a request bashrt cannot honour (`run_in_background: true`) is refused with what to do instead,
 //!   never run as something else.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::tool::BashParams;
 use crate::validate::MAX_TIMEOUT_SECS;
+
+/// The tool's parameters, as the model sends them. A front reads them from JSON with
+/// [`read_arguments`], which takes the forms models really send
+/// and records what it changed in [`BashParams::notes`].
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(description = "The tool's parameters, as the model sends them.")]
+pub struct BashParams {
+    /// Command to execute
+    pub command: String,
+    /// Timeout in seconds (default: 300, at most 3600)
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// Working directory (default: cwd)
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Return only first N lines of output
+    #[serde(default)]
+    pub head: Option<u64>,
+    /// Return only last N lines of output
+    #[serde(default)]
+    pub tail: Option<u64>,
+    /// What reading the arguments changed or ignored; the result says it.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub notes: ArgumentNotes,
+}
+
+/// The JSON Schema of [`BashParams`], for tool registration: plain JSON Schema that every client
+/// takes as it is (see [`crate::schema`]).
+pub fn params_schema() -> serde_json::Value {
+    let mut schema = crate::schema::portable(
+        serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null),
+    );
+    // The Rust type's name means nothing to a model, which sees the schema as it is.
+    if let serde_json::Value::Object(map) = &mut schema {
+        map.remove("title");
+    }
+    schema
+}
 
 /// What reading the arguments changed or left out; the result says so (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -12,10 +12,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::result::{count_lines, LineRange};
+use crate::lines::{count_lines, LineRange};
 use crate::scan::{Entry, Excerpt, KeptLine};
 use crate::signatures::{Severity, SignatureSet};
-use crate::sink::complete_utf8_len;
+use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
 
 /// The most of the budget the matched lines may take, and the most warnings may take of that.
@@ -245,7 +245,7 @@ fn last_bytes(bytes: &[u8], budget: usize) -> &[u8] {
         Some(i) => &bytes[start + i..],
         None => {
             let mut at = start;
-            while at < bytes.len() && at - start < 3 && bytes[at] & 0xC0 == 0x80 {
+            while at < bytes.len() && at - start < 3 && crate::utf8::is_continuation(bytes[at]) {
                 at += 1;
             }
             &bytes[at..]

@@ -56,6 +56,7 @@ pub mod feed;
 #[doc(hidden)]
 pub mod intercept;
 mod json;
+mod lines;
 mod locked_file;
 #[doc(hidden)]
 pub mod normalize;
@@ -78,6 +79,7 @@ pub mod signatures;
 #[doc(hidden)]
 pub mod sink;
 pub mod tool;
+mod utf8;
 #[doc(hidden)]
 pub mod validate;
 #[doc(hidden)]
@@ -98,4 +100,5 @@ pub use runtime::{Runtime, RuntimeBuilder};
 pub use session::{SessionName, StateDir};
 pub use settings::Settings;
 pub use tool::{BashParams, BashTool, CallContext};
+pub use utf8::complete_utf8_len;
 pub use validate::{CommandError, Timeout};

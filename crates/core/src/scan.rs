@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use crate::signatures::{Severity, SignatureSet};
-use crate::sink::complete_utf8_len;
+use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
 
 /// Bytes kept of one matched or context line: enough for any compiler message; a minified bundle's

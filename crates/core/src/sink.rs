@@ -26,14 +26,15 @@
 //!   error is reported as [`Spill::Failed`], never lost; `truncated` comes from the totals seen, never
 //!   from what happens to be in memory.
 
-use crate::artifact::writer::ArtifactWriter;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::artifact::writer::ArtifactWriter;
 use crate::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
 use crate::scan::{Excerpt, Scanner};
 use crate::signatures::SignatureSet;
+use crate::utf8::{self, complete_utf8_len};
 
 /// The tail size the model sees by default: 50 KB.
 pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
@@ -369,7 +370,7 @@ impl OutputSink {
             Some(i) => window + i,
             None => {
                 let mut start = window;
-                while start < len && start - window < 3 && is_utf8_continuation(self.buf[start]) {
+                while start < len && start - window < 3 && utf8::is_continuation(self.buf[start]) {
                     start += 1;
                 }
                 start
@@ -507,26 +508,4 @@ fn failure(action: &str, path: &Path, e: &std::io::Error) -> String {
 
 fn lines(newlines: u64, bytes: u64, ends_with_newline: bool) -> u64 {
     newlines + u64::from(bytes > 0 && !ends_with_newline)
-}
-
-fn is_utf8_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
-}
-
-/// The length of `bytes` without a UTF-8 sequence cut short at its end.
-pub fn complete_utf8_len(bytes: &[u8]) -> usize {
-    let len = bytes.len();
-    for back in 1..=len.min(4) {
-        let byte = bytes[len - back];
-        if !is_utf8_continuation(byte) {
-            let needed = match byte {
-                0xC0..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF7 => 4,
-                _ => 1,
-            };
-            return if needed > back { len - back } else { len };
-        }
-    }
-    len
 }

@@ -17,9 +17,9 @@ use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;
 
-use crate::handler::State;
 use crate::progress::Progress;
 use crate::shape::ResultShape;
+use crate::state::State;
 
 /// Runs one `bash` call to its end.
 pub async fn bash(

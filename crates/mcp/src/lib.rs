@@ -16,11 +16,11 @@
 //! client never reads stdout again ([`OUTPUT_GRACE`]) — and the runtime's reaper kills them even if
 //! the server is SIGKILLed.
 //!
-//! Inside: `handler` answers the protocol's requests, `tools` declares the tools, `call` runs a `bash`
-//! call, `progress` turns live output into progress notifications, `resources` serves artifacts,
-//! `calls` tracks running calls for shutdown, `pipes` is the transport on stdin/stdout (it notices a
-//! client that went away), `lines` decodes a line of input or answers it, `pending` counts the
-//! answers owed, and `client_config` prints the setup snippet of each client.
+//! Inside: `handler` answers the protocol's requests, `state` is what they share, `tools` declares the
+//! tools, `call` runs a `bash` call, `progress` turns live output into progress notifications,
+//! `resources` serves artifacts, `calls` tracks running calls for shutdown, `pipes` is the transport
+//! on stdin/stdout (it notices a client that went away), `lines` decodes a line of input or answers
+//! it, `pending` counts the answers owed, and `client_config` prints the setup snippet of each client.
 
 #![warn(missing_docs)]
 
@@ -35,6 +35,7 @@ mod progress;
 mod resources;
 mod server;
 mod shape;
+mod state;
 mod tools;
 
 pub use calls::MAX_RUNNING;

@@ -13,10 +13,11 @@ use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::Calls;
-use crate::handler::{Handler, State};
+use crate::handler::Handler;
 use crate::pipes::Stdio;
 use crate::resources::Commands;
 use crate::shape::ResultShape;
+use crate::state::State;
 
 /// How the server is set up.
 pub struct ServerConfig {

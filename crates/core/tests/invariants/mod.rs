@@ -12,11 +12,12 @@ use bashrt_core::artifact::{
     read_window, write_window_from, AllocateError, ArtifactAllocator, ArtifactDir, ArtifactError, ArtifactId,
     DirAllocator, NewArtifact, ReadError, Window, WindowRequest,
 };
+use bashrt_core::complete_utf8_len;
 use bashrt_core::intercept::{default_rules, Form, Interceptor, Rule};
 use bashrt_core::normalize::normalize_bash_command;
 use bashrt_core::scan::{head_share, Excerpt, LINE_CAP};
 use bashrt_core::signatures::SignatureSet;
-use bashrt_core::sink::{complete_utf8_len, OutputSink, SinkConfig, Spill};
+use bashrt_core::sink::{OutputSink, SinkConfig, Spill};
 use bashrt_core::view::{text_view, ViewOptions};
 
 /// Lines as the sink and the windows count them: a line ends with `\n`, and a final unterminated piece
