@@ -14,7 +14,7 @@ use regex::{Regex, RegexBuilder};
 
 pub use defaults::default_rules;
 use form::CompiledForm;
-pub use form::{Form, FormError, Stdin, Stdout};
+pub use form::{Form, FormError, FormStdin, FormStdout};
 pub use names::KNOWN as KNOWN_TOOL_NAMES;
 
 use crate::parse;
@@ -28,13 +28,17 @@ use walk::{Candidate, Place, Walker};
 /// [`Form`]); a rule without it blocks whatever its pattern matches.
 #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct Rule {
+    /// A name for warnings and `details.interception.rule`; `rule-<index>` when none is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The regex a simple command's text must match.
     pub pattern: String,
+    /// The regex's flags, as JavaScript letters (see above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flags: Option<String>,
     /// The tool to use instead; the rule applies only when the caller offers this tool.
     pub tool: String,
+    /// What the block says to the model (the generic tool name in it becomes the caller's).
     pub message: String,
     /// With forms, the pattern only pre-selects: the command must also have one of these shapes,
     /// and its output must reach the model (not a pipe, a substitution, a test or the background).
@@ -48,7 +52,9 @@ pub struct Rule {
 pub struct Block {
     /// The rule's name, or `rule-<index>` (its position in the rule list) when it has none.
     pub rule: String,
+    /// The tool to use instead, by the name the caller's model knows it.
     pub suggested_tool: String,
+    /// The rule's message, naming that tool.
     pub message: String,
 }
 

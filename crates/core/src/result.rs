@@ -25,6 +25,9 @@ pub(crate) use notices::{shape_tool_result, timed_out_notice};
 pub(crate) use output::{shape_output, Limits, RunReport};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
+///
+/// Promises: an error result keeps its truncation metadata and artifact link; every notice names how
+/// to get the rest; line ranges are real line numbers of the command's output.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
@@ -121,7 +124,7 @@ pub struct Details {
     /// (the artifact keeps its first and last bytes around a marker line).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact_dropped_bytes: Option<u64>,
-    /// Arguments the call gave that the tool does not take, ignored (see [`crate::arguments`]).
+    /// Arguments the call gave that the tool does not take, ignored (see [`read_arguments`](crate::read_arguments)).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored_arguments: Vec<String>,
     /// How reading the arguments changed them, as the text's notices say it (the data is in

@@ -65,7 +65,9 @@ pub struct ErrorIndex {
 pub struct Excerpt {
     /// The first [`head_share`] bytes of the output (fewer if it was shorter), raw.
     pub head: Vec<u8>,
+    /// The matched lines and their context.
     pub index: ErrorIndex,
+    /// The signatures the lines were matched against.
     pub signatures: Arc<SignatureSet>,
 }
 

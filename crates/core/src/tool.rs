@@ -7,12 +7,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use crate::arguments::{params_schema, BashParams};
+use crate::arguments::BashParams;
 use crate::artifact::ArtifactDir;
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
 use crate::exec::{CwdMode, StatusMode};
-pub use crate::feed::{UpdateCallback, UPDATE_INTERVAL};
+use crate::feed::UpdateCallback;
 use crate::intercept::Interceptor;
 use crate::normalize::{normalize_bash_command, LimitKind};
 use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, ToolResult};
@@ -38,7 +38,7 @@ pub struct CallContext<'a> {
     pub tool_names: Vec<String>,
     /// Cancels the call: its whole process tree is killed and the result says `cancelled`.
     pub cancel: CancelToken,
-    /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`].
+    /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`](crate::UPDATE_INTERVAL).
     pub on_update: Option<UpdateCallback<'a>>,
 }
 
@@ -99,7 +99,7 @@ impl BashTool {
     }
 
     /// Runs one tool call that a UI shows: `ui` gets the output as it arrives and, when the PTY path is
-    /// [`selected`](crate::exec::pty::selected) (`bash.virtualTerminal` on, `PI_NO_PTY` not `1`), the
+    /// selected (`bash.virtualTerminal` on, `PI_NO_PTY` not `1`), the
     /// command runs in a pseudo-terminal that `ui` shows as a console. In a terminal the command runs
     /// as typed: a trailing `| head`/`| tail` stage stays in it (a terminal cannot close a pipe early),
     /// while explicit `head`/`tail` parameters still limit what the model sees.

@@ -8,10 +8,10 @@ use std::ffi::OsString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bashrt_core::exec::{ExecRequest, Executor, Flow, OneShotExecutor};
-use bashrt_core::settings::Settings;
-use bashrt_core::tool::{BashParams, CallContext};
-use bashrt_core::{CancelToken, Outcome, Runtime, MARKER_VAR};
+use bashrt_core::{
+    BashParams, CallContext, CancelToken, ExecRequest, Executor, Flow, OneShotExecutor, Outcome, Runtime, Settings,
+    MARKER_VAR,
+};
 use support::*;
 
 /// A marker of this test alone, as the runtime gives every command.
@@ -39,7 +39,7 @@ fn marked(token: &OsString) -> Vec<i32> {
 }
 
 /// One tool call on `runtime`, in a scratch directory.
-fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::result::ToolResult {
+fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::ToolResult {
     let dir = tempfile::tempdir().unwrap();
     let params = BashParams { command: command.into(), timeout: Some(60.0), ..Default::default() };
     let ctx = CallContext {

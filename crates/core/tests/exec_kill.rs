@@ -8,8 +8,8 @@ use std::ffi::OsString;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use bashrt_core::exec::{compose, ExecRequest, Executor, Flow, OneShotExecutor, StatusMode};
-use bashrt_core::{CancelToken, Outcome};
+use bashrt_core::{compose, CancelToken, ExecRequest, Executor, Flow, OneShotExecutor, Outcome, StatusMode};
+
 use support::*;
 
 const ONE_SECOND: Duration = Duration::from_secs(1);

@@ -5,8 +5,7 @@ mod support;
 
 use std::ffi::OsString;
 
-use bashrt_core::exec::{ExecError, ExecRequest, Executor, Flow, OneShotExecutor};
-use bashrt_core::{CancelToken, Outcome};
+use bashrt_core::{CancelToken, ExecError, ExecRequest, Executor, Flow, OneShotExecutor, Outcome};
 use support::*;
 
 #[test]

@@ -10,8 +10,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{ChildStdout, Command, Stdio};
 
-use bashrt_core::exec::{compose, StatusMode};
-use bashrt_core::Outcome;
+use bashrt_core::{compose, Outcome, StatusMode};
 use support::*;
 
 /// The stage the runtime removed and applies itself.

@@ -8,9 +8,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use bashrt_core::exec::ShellEvent;
-use bashrt_core::shell::ShellPool;
-use bashrt_core::{CancelToken, Outcome};
+use bashrt_core::{CancelToken, Outcome, ShellEvent, ShellPool};
 use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };

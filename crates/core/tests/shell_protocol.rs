@@ -6,9 +6,7 @@ mod support;
 
 use std::time::Duration;
 
-use bashrt_core::exec::{Execution, ReplaceReason, ShellEvent};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::Outcome;
+use bashrt_core::{Execution, Outcome, ReplaceReason, ShellEvent, ShellPool};
 use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };

@@ -8,9 +8,7 @@ mod support;
 
 use std::process::Command;
 
-use bashrt_core::exec::{ReplaceReason, ShellEvent};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::Outcome;
+use bashrt_core::{Outcome, ReplaceReason, ShellEvent, ShellPool};
 use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };
@@ -30,7 +28,7 @@ fn bash_c(script: &str) -> String {
 
 /// Runs `hostile`, then `echo ok`; the second call must succeed, in the same shell or a fresh one.
 /// Returns the first call and the second call's shell event.
-fn then_ok(hostile: &str) -> ((bashrt_core::exec::Execution, String), ShellEvent) {
+fn then_ok(hostile: &str) -> ((bashrt_core::Execution, String), ShellEvent) {
     let pool = ShellPool::default();
     let first = in_shell(&pool, Some("s"), hostile);
     let (next, output) = in_shell(&pool, Some("s"), "echo ok");

@@ -5,9 +5,7 @@ mod support;
 
 use std::path::Path;
 
-use bashrt_core::exec::{CwdMode, ExecError, Executor, Flow, ShellEvent};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::{CancelToken, Outcome};
+use bashrt_core::{CancelToken, CwdMode, ExecError, Executor, Flow, Outcome, ShellEvent, ShellPool};
 use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };

@@ -8,10 +8,7 @@
 
 use std::sync::Arc;
 
-use bashrt_core::read_arguments;
-use bashrt_core::result::ToolResult;
-use bashrt_core::tool::CallContext;
-use bashrt_core::CancelToken;
+use bashrt_core::{read_arguments, CallContext, CancelToken, ToolResult};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use bashrt_core::artifact::{read_window, ArtifactDir, ReadError, WindowRequest};
+use bashrt_core::{read_window, ArtifactDir, ReadError, WindowRequest};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
@@ -176,7 +176,7 @@ impl Handler {
         if details.truncated {
             text.push_str(&format!(
                 "\n\n[Cut at {} — read the rest with a narrower window: lines or grep]",
-                bashrt_core::view::format_size(limit as u64)
+                bashrt_core::format_size(limit as u64)
             ));
         } else if text.is_empty() {
             text = "(no lines in this window)".to_string();
@@ -185,7 +185,7 @@ impl Handler {
         let notices = notes.notices();
         if !notices.is_empty() {
             // An argument a model may have meant as a window (`offset`, `pattern`) did not narrow it.
-            bashrt_core::result::append_notices(&mut text, &notices);
+            bashrt_core::append_notices(&mut text, &notices);
         }
         shape.result(text, false, serde_json::to_value(&details).ok())
     }

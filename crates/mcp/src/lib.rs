@@ -49,12 +49,13 @@ pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle};
 pub use shape::{ResultShape, DETAILS_META};
 pub use tools::{BASH_TOOL, READ_OUTPUT_TOOL};
 
-/// For the fuzz target `mcp_lines` (`fuzz/`) only: not an API.
-#[doc(hidden)]
-pub mod fuzzing {
+/// The input decoder's promises, for the fuzz target `mcp_lines` (`fuzz/`); compiled only with the
+/// `testing` feature. Not an API: nothing here is promised to stay.
+#[cfg(feature = "testing")]
+pub mod testing {
     /// Decodes `line` as the server reads a line of its input and asserts the decoder's promises
     /// (see `lines`): panics when one is broken.
-    pub fn line(line: &[u8]) {
+    pub fn check_line(line: &[u8]) {
         crate::lines::check(line);
     }
 }

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bashrt_core::session::SessionName;
-use bashrt_core::Runtime;
+use bashrt_core::{Runtime, SessionName};
 use rmcp::service::QuitReason;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;

@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bashrt_core::artifact::ArtifactDir;
-use bashrt_core::{AgentSession, BashTool};
+use bashrt_core::{AgentSession, ArtifactDir, BashTool};
 use rmcp::model::Tool;
 
 use crate::calls::Calls;

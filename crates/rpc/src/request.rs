@@ -19,25 +19,46 @@ pub use envelope::scan_envelope;
 
 /// Why a line is not a request the server can act on.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RequestError {
+    /// The line passed [`MAX_LINE_BYTES`].
     #[error("line too long: {bytes} bytes (limit {MAX_LINE_BYTES}); it was discarded")]
-    TooLong { bytes: u64 },
+    TooLong {
+        /// Its length.
+        bytes: u64,
+    },
+    /// The line is not UTF-8.
     #[error("line is not valid UTF-8 (invalid byte at offset {offset})")]
-    InvalidUtf8 { offset: usize },
+    InvalidUtf8 {
+        /// Where the first invalid byte is.
+        offset: usize,
+    },
+    /// The line is not JSON (or gives a key twice); the parser's message.
     #[error("Failed to parse command: {0}")]
     Json(String),
+    /// The line is JSON but not an object; what it is.
     #[error("expected a JSON object, got {0}")]
     NotObject(&'static str),
+    /// No `type`.
     #[error("missing \"type\" field")]
     MissingType,
+    /// A `type` that is not a string.
     #[error("\"type\" must be a string")]
     TypeNotString,
+    /// An `id` that is neither a string nor a number.
     #[error("\"id\" must be a string or a number")]
     BadId,
+    /// A `type` the server does not know.
     #[error("Unknown command type: {0}")]
     UnknownType(String),
+    /// A field of the command is missing or of the wrong type.
     #[error("invalid {command} command: {reason}")]
-    Invalid { command: &'static str, reason: String },
+    Invalid {
+        /// The command's `type`.
+        command: &'static str,
+        /// What is wrong, naming the field.
+        reason: String,
+    },
     /// A command bash cannot run as sent (one holding a NUL: bash takes its command as a C string and
     /// would run the text before it), said in the core's words. Refused here, before the command
     /// waits its session's turn.

@@ -28,8 +28,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bashrt_core::session::SessionName;
-use bashrt_core::Runtime;
+use bashrt_core::{Runtime, SessionName};
 
 use crate::baton::Baton;
 use crate::lines::{Frame, LineReader, MAX_LINE_BYTES};
@@ -63,6 +62,7 @@ pub struct ServerConfig {
 
 /// Why [`Server::serve`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Ending {
     /// The input reached its end.
     InputClosed,
@@ -70,11 +70,14 @@ pub enum Ending {
     Shutdown,
 }
 
+/// Why [`Server::serve`] failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// Reading the input failed; the server shut down as at the end of the input.
     #[error("cannot read the input: {0}")]
     Input(io::Error),
+    /// The thread that reads the input could not be started; nothing was served.
     #[error("cannot start the input thread: {0}")]
     Thread(io::Error),
 }
@@ -90,6 +93,7 @@ enum Event {
 pub struct ShutdownHandle(SyncSender<Event>);
 
 impl ShutdownHandle {
+    /// Asks the server to shut down; does nothing once it has ended.
     pub fn shutdown(&self) {
         // A server that already ended has nothing to shut down.
         let _ = self.0.send(Event::Shutdown);
@@ -104,11 +108,13 @@ pub struct Server {
 }
 
 impl Server {
+    /// A server with `config`; nothing runs before [`Server::serve`].
     pub fn new(config: ServerConfig) -> Self {
         let (sender, events) = sync_channel(EVENT_QUEUE);
         Self { config, sender, events }
     }
 
+    /// A handle that ends [`Server::serve`] from another thread.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         ShutdownHandle(self.sender.clone())
     }

@@ -45,10 +45,10 @@ pub struct Form {
     pub values: BTreeMap<String, String>,
     /// What the command reads on stdin.
     #[serde(default, skip_serializing_if = "is_default")]
-    pub stdin: Stdin,
+    pub stdin: FormStdin,
     /// Where the command's output goes.
     #[serde(default, skip_serializing_if = "is_default")]
-    pub stdout: Stdout,
+    pub stdout: FormStdout,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -58,8 +58,8 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 /// What a form allows on stdin.
 #[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
-pub enum Stdin {
-    /// No input redirection (stdin is whatever the runtime gives, never piped: see [`Stdout::Shown`]).
+pub enum FormStdin {
+    /// No input redirection (stdin is whatever the runtime gives, never piped: see [`FormStdout::Shown`]).
     #[default]
     None,
     /// Exactly one here-document or here-string whose text the shell does not expand.
@@ -69,7 +69,7 @@ pub enum Stdin {
 /// Where a form's command sends its output.
 #[derive(serde::Deserialize, serde::Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
-pub enum Stdout {
+pub enum FormStdout {
     /// To the model: no output redirection at all.
     #[default]
     Shown,
@@ -77,23 +77,37 @@ pub enum Stdout {
     File,
 }
 
-/// Why a form could not be used.
+/// Why a form could not be used (the rule is then skipped with this as its warning).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FormError {
+    /// `command` is empty.
     #[error("a form needs at least one command name")]
     NoCommand,
+    /// An entry of `options` that is not an option spec.
     #[error("option `{0}` does not start with `-` (or ends in `[]` without being a one-letter flag)")]
     NotAnOption(String),
+    /// A value class that is neither built in nor defined in `values`.
     #[error("unknown value class `{0}` (built in: ANY, NUM, +NUM, PATH, SUBST; others are defined in `values`)")]
     UnknownClass(String),
+    /// A class of `values` whose regex is invalid.
     #[error("value class `{name}`: {reason}")]
-    BadClass { name: String, reason: String },
+    BadClass {
+        /// The class.
+        name: String,
+        /// What is wrong with its regex.
+        reason: String,
+    },
+    /// An entry of `require` that `options` does not list.
     #[error("`require` names `{0}`, which is not one of the form's options")]
     UnknownRequired(String),
+    /// A quantifier on an operand other than the last.
     #[error("only the last operand may end in `?`, `*` or `+` (`{0}`)")]
     MisplacedQuantifier(String),
+    /// `args` given together with `options`, `require` or `operands`.
     #[error("`args` replaces `options`, `require` and `operands`: give one or the other")]
     ArgsWithOptions,
+    /// An invalid `args` regex.
     #[error("`args`: {0}")]
     BadArgs(String),
 }
@@ -135,8 +149,8 @@ pub(crate) struct CompiledForm {
     operands_first: bool,
     /// The arguments' regex (anchored), when the form gives one.
     args: Option<Regex>,
-    stdin: Stdin,
-    stdout: Stdout,
+    stdin: FormStdin,
+    stdout: FormStdout,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -486,13 +500,15 @@ impl CompiledForm {
         let mut replace = 0;
         for redirect in redirects {
             match redirect {
-                Redirect::Text(true) if self.stdin == Stdin::Text => text += 1,
-                Redirect::Replace(Some(target)) if self.stdout == Stdout::File && is_plain_path(target) => replace += 1,
+                Redirect::Text(true) if self.stdin == FormStdin::Text => text += 1,
+                Redirect::Replace(Some(target)) if self.stdout == FormStdout::File && is_plain_path(target) => {
+                    replace += 1
+                }
                 _ => return false,
             }
         }
         let wanted = |allowed: bool| usize::from(allowed);
-        text == wanted(self.stdin == Stdin::Text) && replace == wanted(self.stdout == Stdout::File)
+        text == wanted(self.stdin == FormStdin::Text) && replace == wanted(self.stdout == FormStdout::File)
     }
 }
 

@@ -74,7 +74,7 @@ pub enum SnapshotError {
         /// What the OS said.
         source: std::io::Error,
     },
-    /// An earlier process failed to capture with the same inputs less than [`REUSE_FOR`] ago.
+    /// An earlier process failed to capture with the same inputs less than ten minutes ago.
     #[error("{0} (an earlier capture; tried again when an rc file changes or after 10 minutes)")]
     FailedBefore(String),
     /// The capture was cut short from outside: its shell was killed by a signal (the runtime ending

@@ -5,9 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bashrt_core::exec::{CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::CancelToken;
+use bashrt_core::{CancelToken, CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor, ShellPool};
 
 pub const BASH: &str = "/bin/bash";
 /// Long enough never to fire in a test that expects the command to end by itself.

@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
-use bashrt_core::agent_session::{AgentSession, BashOptions};
-use bashrt_core::artifact::{read_window, ArtifactError, ReadError, WindowRequest, MAX_READ_BYTES};
-use bashrt_core::result::{refused, Details};
-use bashrt_core::tool::CallContext;
-use bashrt_core::{read_arguments, CancelToken};
+use bashrt_core::{
+    read_arguments, read_window, refused, AgentSession, ArtifactError, BashOptions, CallContext, CancelToken, Details,
+    ReadError, WindowRequest, MAX_READ_BYTES,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -296,7 +295,7 @@ struct State {
     running_bash: usize,
     running_tool_calls: Vec<String>,
     /// A summary, not a list: its size must not grow with the session.
-    artifacts: bashrt_core::artifact::ArtifactSummary,
+    artifacts: bashrt_core::ArtifactSummary,
 }
 
 /// `get_state`: one session as the server sees it (without creating it).
@@ -339,13 +338,12 @@ pub(super) fn start_get_history(
     let name = shared.session_name(req.session_id.as_deref())?;
     let offset = req.offset.unwrap_or(0);
     let limit = req.limit.unwrap_or(HISTORY_PAGE_MAX).min(HISTORY_PAGE_MAX) as usize;
-    let log = shared.runtime.state_dir().map(|state| bashrt_core::agent_session::log_file(&state.session(&name)));
+    let log = shared.runtime.state_dir().map(|state| bashrt_core::log_file(&state.session(&name)));
     let slot = shared.register(Kind::Read, None)?;
     let job = {
         let shared = shared.clone();
         move || {
-            let page =
-                log.map(|path| bashrt_core::agent_session::read_log_page(&path, offset, limit)).unwrap_or_default();
+            let page = log.map(|path| bashrt_core::read_log_page(&path, offset, limit)).unwrap_or_default();
             drop(slot);
             let data = serde_json::json!({
                 "sessionId": name.as_str(),

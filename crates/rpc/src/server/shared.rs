@@ -8,11 +8,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use bashrt_core::agent_session::AgentSession;
-use bashrt_core::artifact::{ArtifactError, ReadError};
-use bashrt_core::session::{SessionError, SessionName};
-use bashrt_core::tool::BashTool;
-use bashrt_core::{ArgumentError, CancelToken, Runtime};
+use bashrt_core::{
+    AgentSession, ArgumentError, ArtifactError, BashTool, CancelToken, ReadError, Runtime, SessionError, SessionName,
+};
 
 use super::{Inline, ServerConfig, MAX_RUNNING, MAX_SESSIONS};
 use crate::output::{Output, TOOL_NAME};
