@@ -40,6 +40,9 @@
 //! notices at the end, details that say exactly how the command ended). The design, the result
 //! contract and the process model are described in `docs/design.md`.
 //!
+//! "The reference", in these docs, is the bash tool of the pi / oh-my-pi coding agent, whose behaviour
+//! bashrt first reproduced; its shapes are kept where its clients depend on them (`docs/design.md`).
+//!
 //! # The API
 //!
 //! Every module is private; what other crates may use is re-exported here, in one list, by what it is

@@ -1,5 +1,6 @@
 //! bashrt-rpc: the JSON-lines RPC mode — requests on one stream, responses and events on another, one
-//! JSON object per line, in the reference's shapes so its clients work. The protocol: `docs/rpc.md`.
+//! JSON object per line, in the shapes of the reference's RPC mode (the pi / oh-my-pi coding agent, see
+//! `docs/design.md`) so its clients work. The protocol: `docs/rpc.md`.
 //!
 //! Promises: input is read independently of running commands (an abort reaches a running command);
 //! every request line gets exactly one `response`, malformed ones included, and the server keeps
