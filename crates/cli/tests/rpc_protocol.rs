@@ -272,8 +272,10 @@ fn a_sigkilled_servers_processes_get_sigterm_before_sigkill() {
     let termed = env.root.path().join("termed");
     let mut rpc = env.rpc(&[], &[("PIDS", &pids), ("TERMED", &termed)]);
     rpc.send(json!({"id": "1", "type": "bash",
-        "command": "bash -c 'trap \": > \\\"$TERMED\\\"; exit\" TERM; while :; do sleep 1; done' >/dev/null 2>&1 & \
-                    echo $! > \"$PIDS\""}));
+        "command": "bash -c 'trap \": > \\\"$TERMED\\\"; exit\" TERM; echo $$ > \"$PIDS\"; \
+                    while :; do sleep 1; done' >/dev/null 2>&1 &"}));
+    // The process writes its pid once its trap is set: killed earlier, it could not have caught
+    // the SIGTERM, whatever the watchdog sent.
     let pid: i32 = std::fs::read_to_string(&pids).unwrap().trim().parse().unwrap();
     assert_eq!(rpc.response("1")["success"], true);
     rpc.child.kill().unwrap();

@@ -20,7 +20,7 @@ use crate::outcome::Outcome;
 use crate::result::{append_notices, shape_output, timed_out_notice, Limits, Meta, RunReport};
 use crate::run::{run, RunSpec};
 use crate::runtime::Runtime;
-use crate::session::Session;
+use crate::session::{Session, SessionError, SessionName};
 use crate::validate::Timeout;
 
 /// What a session-level execution returns: the reference's `BashResult` fields (`output`, `exitCode`,
@@ -550,5 +550,13 @@ fn refused(cwd: &Path, error: String) -> BashResult {
         error: Some(error),
         log_error: None,
         meta: None,
+    }
+}
+
+impl Runtime {
+    /// The session `name`, starting in `cwd` (its log and artifacts persist under the state directory;
+    /// its shell and cwd live as long as this value).
+    pub fn session(self: &Arc<Self>, name: &SessionName, cwd: PathBuf) -> Result<AgentSession, SessionError> {
+        Ok(AgentSession::new(Arc::clone(self), self.sessions_state()?.session(name), cwd))
     }
 }

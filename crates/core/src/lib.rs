@@ -109,7 +109,7 @@ pub use result::{
 
 // Settings and state: what a runtime is told, where it keeps sessions, and what it leaves on disk.
 pub use private_dir::open_regular;
-pub use reaper::MARKER_VAR;
+pub use process::marker::MARKER_VAR;
 pub use retention::{GcPlan, Removal};
 pub use session::{Session, SessionError, SessionName, StateDir};
 pub use settings::{Settings, SettingsError, ViewMode, VirtualTerminal};

@@ -3,8 +3,8 @@
 //! A [`Runtime`] holds the settings, the executor (a pool of long-lived shells by default), the
 //! resolved shell, the settings' part of every command's environment, the reaper that makes sure no
 //! process it started outlives it, the cache of shell snapshots, and the state directory where
-//! sessions keep artifacts and logs. Every surface — the tool ([`BashTool`]), sessions
-//! ([`AgentSession`]), and the modes built on them (print, RPC, MCP, TUI) — gets all of this through
+//! sessions keep artifacts and logs. Every surface — the tool ([`BashTool`](crate::BashTool)), sessions
+//! ([`AgentSession`](crate::AgentSession)), and the modes built on them (print, RPC, MCP, TUI) — gets all of this through
 //! one runtime, so two runtimes in one process never share shells, artifacts or processes, and
 //! dropping one ends only what it started.
 //!
@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::agent_session::AgentSession;
 use crate::artifact::ArtifactDir;
 use crate::env::{CommandEnv, Vars};
 use crate::exec::{Executor, OneShotExecutor, ShellError, ShellResolver};
@@ -25,7 +24,6 @@ use crate::session::{SessionError, SessionName, StateDir};
 use crate::settings::Settings;
 use crate::shell::snapshot::SnapshotCache;
 use crate::shell::ShellPool;
-use crate::tool::BashTool;
 
 /// The shared part of every call. See the module docs.
 pub struct Runtime {
@@ -208,17 +206,10 @@ impl Runtime {
         &self.warnings
     }
 
-    /// The bash tool on this runtime (interceptor rules compiled now).
-    pub fn tool(self: &Arc<Self>) -> BashTool {
-        BashTool::new(Arc::clone(self))
-    }
-
-    /// The session `name`, starting in `cwd` (its log and artifacts persist under the state directory;
-    /// its shell and cwd live as long as this value).
-    pub fn session(self: &Arc<Self>, name: &SessionName, cwd: PathBuf) -> Result<AgentSession, SessionError> {
-        let state =
-            self.state.as_ref().ok_or_else(|| self.state_refused.clone().unwrap_or(SessionError::NoStateDir))?;
-        Ok(AgentSession::new(Arc::clone(self), state.session(name), cwd))
+    /// The state directory sessions live in, or why there is none (`Runtime::session`, in
+    /// `agent_session`, builds on it).
+    pub(crate) fn sessions_state(&self) -> Result<&StateDir, SessionError> {
+        self.state.as_ref().ok_or_else(|| self.state_refused.clone().unwrap_or(SessionError::NoStateDir))
     }
 
     /// The artifact directory of session `name`, if the runtime keeps state.

@@ -198,3 +198,10 @@ impl BashTool {
         shape_tool_result(report, details)
     }
 }
+
+impl Runtime {
+    /// The bash tool on this runtime (interceptor rules compiled now).
+    pub fn tool(self: &Arc<Self>) -> BashTool {
+        BashTool::new(Arc::clone(self))
+    }
+}

@@ -6,14 +6,10 @@
 //! reaped before `execute` returns, and on any error or panic on the way its tree is killed first.
 
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-use nix::unistd::Pid;
 
 use super::reader::OutputReader;
 use super::script_file::{ScriptFile, ARG_LIMIT};
@@ -25,15 +21,12 @@ use super::{
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::marker::{self, marker_of, MARKER_VAR};
 use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
 use crate::process::procfs;
-use crate::process::spawn_gate;
+use crate::process::spawn::{self, SpawnError};
 use crate::process::tree::{self, CallMarker};
-use crate::reaper::{marker_of, MARKER_VAR};
-
-/// Numbers the calls of this process, for their markers.
-static CALLS: AtomicU64 = AtomicU64::new(1);
 
 /// How long processes that closed the output may take to finish exiting before they are counted as
 /// left running.
@@ -108,11 +101,7 @@ impl Executor for OneShotExecutor {
         };
         // The runtime's marker, made this call's own: `<token>.<n>` still starts with the token the
         // reaper looks for, and finds this call's processes wherever they went.
-        let marker = marker_of(&req.env).map(|token| {
-            let mut value = token.to_os_string();
-            value.push(format!(".{}", CALLS.fetch_add(1, Ordering::Relaxed)));
-            value
-        });
+        let marker = marker_of(&req.env).map(marker::call_marker);
         command
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
@@ -135,26 +124,17 @@ impl Executor for OneShotExecutor {
         if let Some(value) = &marker {
             command.env(MARKER_VAR, value);
         }
-        // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
-        let permit = spawn_gate::permit(marker.as_deref())
-            .map_err(|closed| ExecError::Spawn { shell: req.shell.clone(), source: io::Error::other(closed) })?;
-        let spawned = command.spawn();
-        drop(permit);
-        // The command holds our copies of the write ends; EOF and SIGPIPE need them closed.
-        drop(command);
+        let child = spawn::spawn_marked(command, marker.as_deref()).map_err(|e| match e {
+            SpawnError::Io(source) => spawn_error(&req.shell, &req.cwd, source),
+            closed => ExecError::Spawn { shell: req.shell.clone(), source: io::Error::other(closed) },
+        })?;
         let stdout_read = stdout_pipe.map(|(read, _)| read);
-        let child = spawned.map_err(|source| spawn_error(&req.shell, &req.cwd, source))?;
-        let pid = Pid::from_raw(
-            i32::try_from(child.id()).map_err(|_| ExecError::Setup(io::Error::other("child pid out of range")))?,
-        );
-        // Reaping goes through `waitpid` on the pid; the `Child` holds no pipes (all set above).
-        drop(child);
-        let mut shell = Shell::new(pid).map_err(ExecError::Setup)?;
-        let call = marker.map(|value| {
-            let mut entry = MARKER_VAR.as_bytes().to_vec();
-            entry.push(b'=');
-            entry.extend_from_slice(value.as_bytes());
-            CallMarker { entry, since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0) }
+        // The `Child` holds no pipes (all set above): reaping goes through the exit watch.
+        let (pid, exit) = spawn::watch(child).map_err(ExecError::Setup)?;
+        let mut shell = Shell { exit, call: None };
+        let call = marker.map(|value| CallMarker {
+            entry: marker::entry(&value),
+            since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0),
         });
         shell.call = call.clone();
 
@@ -227,20 +207,6 @@ fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
 struct Shell {
     exit: ExitWatch,
     call: Option<CallMarker>,
-}
-
-impl Shell {
-    fn new(pid: Pid) -> io::Result<Self> {
-        match ExitWatch::new(pid) {
-            Ok(exit) => Ok(Self { exit, call: None }),
-            Err(e) => {
-                // Without a way to wait, the command cannot be run; do not leave it running.
-                tree::terminate(pid, pid, Duration::ZERO);
-                let _ = nix::sys::wait::waitpid(pid, None);
-                Err(e)
-            }
-        }
-    }
 }
 
 impl Drop for Shell {

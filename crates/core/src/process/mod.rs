@@ -3,10 +3,13 @@
 //! tree, learning that a child exited, pipes and in-memory files.
 
 pub(crate) mod exit_watch;
+pub(crate) mod marker;
 pub(crate) mod memfile;
 pub(crate) mod pidfd;
+pub(crate) mod pinned;
 pub(crate) mod pipe;
 pub(crate) mod procfs;
+pub(crate) mod spawn;
 pub(crate) mod spawn_gate;
 pub(crate) mod subreaper;
 pub(crate) mod tree;

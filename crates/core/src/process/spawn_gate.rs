@@ -46,7 +46,7 @@ pub(crate) fn permit(key: Option<&OsStr>) -> Result<Permit, Closed> {
 /// Whether `key` (`<key>` or `<key>.<n>`) was closed for good: its runtime is ending.
 pub(crate) fn is_closed(key: &OsStr) -> bool {
     let closed = CLOSED.lock().unwrap_or_else(PoisonError::into_inner);
-    closed.iter().any(|k| crate::reaper::marked_by(key.as_bytes(), k.as_bytes()))
+    closed.iter().any(|k| super::marker::marked_by(key.as_bytes(), k.as_bytes()))
 }
 
 /// Waits for the spawns under way to finish and keeps new ones waiting while the result lives; with

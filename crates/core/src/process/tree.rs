@@ -13,16 +13,16 @@
 //! the shell's process group, that group is then signalled member by member, never as a whole.
 
 use std::collections::HashSet;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
-use nix::poll::{PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::pidfd;
+use super::pinned::{self, Pinned};
 use super::procfs::{self, ProcEntry};
+use super::{marker, pidfd};
 
 /// Walk-and-stop rounds go on until this many rounds in a row found nothing new: one quiet round
 /// could be a process that forked and exited between two reads of `/proc` (pid-hopping).
@@ -35,9 +35,6 @@ const KILL_ROUNDS: usize = 4;
 /// How long SIGKILLed processes get to finish dying; only a process stuck in uninterruptible sleep
 /// (`D`, e.g. on a dead NFS mount) takes longer, and waiting for it forever would hang the call.
 const KILL_SETTLE: Duration = Duration::from_secs(2);
-/// Bounds of the re-check interval for processes without a pidfd (old kernels only).
-const STAT_POLL_MIN: Duration = Duration::from_millis(1);
-const STAT_POLL_MAX: Duration = Duration::from_millis(20);
 
 /// Kills the tree of `root` (the shell) and of its process `group`: stops it so it cannot fork out of
 /// reach, sends SIGTERM (and SIGCONT), waits up to `grace` for every member to exit, then SIGKILLs
@@ -176,7 +173,7 @@ impl CallMarker {
         table
             .iter()
             .filter(|e| e.alive && own.may_signal(e.pid) && e.start_time.is_some_and(|t| t >= self.since))
-            .filter(|e| has_env_entry(e.pid, &self.entry))
+            .filter(|e| marker::has_exact_entry(e.pid, &self.entry))
             .copied()
             .collect()
     }
@@ -199,7 +196,7 @@ impl CallMarker {
             }
             // Pinned before the check, so that the signal cannot reach a later process with this pid.
             let Ok(fd) = pidfd::open(pid) else { return };
-            if !has_env_entry(pid, &self.entry) {
+            if !marker::has_exact_entry(pid, &self.entry) {
                 return;
             }
             let _ = pidfd::send_signal(fd.as_fd(), Signal::SIGSTOP);
@@ -213,11 +210,6 @@ impl CallMarker {
         });
         stopped
     }
-}
-
-/// Whether the environment of `pid` holds exactly `entry` (`NAME=value`).
-pub(crate) fn has_env_entry(pid: i32, entry: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|e| e == entry))
 }
 
 /// What a finished one-shot call left running: the live members of its process `group` and their
@@ -241,7 +233,7 @@ pub(crate) fn call_survivors(group: Pid, marker: &CallMarker, settle: Duration) 
         return 0;
     }
     let mut tree = Tree::new(Pid::from_raw(0), Pid::from_raw(0), &[]);
-    tree.members.extend(members.iter().map(Member::new));
+    tree.members.extend(members.iter().map(Pinned::new));
     tree.wait_until_dead(Instant::now() + settle);
     u32::try_from(tree.members.len()).unwrap_or(u32::MAX)
 }
@@ -377,58 +369,12 @@ fn closure(
     }
 }
 
-/// A member, held so that it can be signalled and awaited without pid-reuse races.
-struct Member {
-    pid: i32,
-    handle: Handle,
-}
-
-enum Handle {
-    Pidfd(OwnedFd),
-    /// No pidfd available: the start time tells this process from a later one with its pid.
-    StartTime(Option<u64>),
-}
-
-impl Member {
-    fn new(entry: &ProcEntry) -> Self {
-        let handle = match pidfd::open(entry.pid) {
-            Ok(fd) => Handle::Pidfd(fd),
-            Err(_) => Handle::StartTime(entry.start_time),
-        };
-        Self { pid: entry.pid, handle }
-    }
-
-    fn has_exited(&self) -> bool {
-        match &self.handle {
-            Handle::Pidfd(fd) => pidfd::has_exited(fd.as_fd()),
-            Handle::StartTime(start) => match procfs::stat(self.pid) {
-                Some(now) => !now.alive || now.start_time != *start,
-                None => true,
-            },
-        }
-    }
-
-    fn signal(&self, signal: Signal) {
-        // Errors mean the process is already gone.
-        match &self.handle {
-            Handle::Pidfd(fd) => {
-                let _ = pidfd::send_signal(fd.as_fd(), signal);
-            }
-            Handle::StartTime(_) => {
-                if !self.has_exited() {
-                    let _ = kill(Pid::from_raw(self.pid), signal);
-                }
-            }
-        }
-    }
-}
-
 struct Tree<'a> {
     own: Own,
     root: i32,
     /// Groups whose members belong to the tree.
     groups: HashSet<i32>,
-    members: Vec<Member>,
+    members: Vec<Pinned>,
     spare: &'a [ProcEntry],
     /// Groups with a spared process in them: signalled member by member only.
     shared_groups: HashSet<i32>,
@@ -495,7 +441,7 @@ impl<'a> Tree<'a> {
                 }
             }
         }
-        self.members.extend(found.iter().map(Member::new));
+        self.members.extend(found.iter().map(Pinned::new));
         found.len()
     }
 
@@ -528,33 +474,7 @@ impl<'a> Tree<'a> {
 
     /// Until every member has exited or `deadline`; pidfds let `poll` wake at the exit itself.
     fn wait_until_dead(&mut self, deadline: Instant) {
-        let mut stat_interval = STAT_POLL_MIN;
-        loop {
-            self.forget_dead();
-            let now = Instant::now();
-            if self.members.is_empty() || now >= deadline {
-                return;
-            }
-            let mut wait = deadline - now;
-            let pidfds: Vec<PollFd<'_>> = self
-                .members
-                .iter()
-                .filter_map(|m| match &m.handle {
-                    Handle::Pidfd(fd) => Some(PollFd::new(fd.as_fd(), PollFlags::POLLIN)),
-                    Handle::StartTime(_) => None,
-                })
-                .collect();
-            if pidfds.len() < self.members.len() {
-                wait = wait.min(stat_interval);
-                stat_interval = (stat_interval * 2).min(STAT_POLL_MAX);
-            }
-            let mut pidfds = pidfds;
-            let timeout = PollTimeout::try_from(wait.as_millis().max(1)).unwrap_or(PollTimeout::MAX);
-            if nix::poll::poll(&mut pidfds, timeout).is_err() {
-                // EINTR or out of memory: re-check and poll again, still bounded by the deadline.
-                continue;
-            }
-        }
+        self.members = pinned::wait_for_exit(std::mem::take(&mut self.members), deadline);
     }
 }
 

@@ -21,20 +21,7 @@ use crate::process::spawn_gate;
 
 mod sweep;
 
-/// The environment variable that marks processes started by a runtime.
-pub const MARKER_VAR: &str = "BASHRT_RUNTIME";
-
-/// The marker's value in a command's environment (the last one wins, as for `execve`).
-pub(crate) fn marker_of(env: &[(OsString, OsString)]) -> Option<&std::ffi::OsStr> {
-    env.iter().rev().find(|(k, _)| k == MARKER_VAR).map(|(_, v)| v.as_os_str())
-}
-
-/// Whether `text` is `prefix` followed by nothing or by `.`: a marker's value is the runtime's token,
-/// or `<token>.<n>` for a one-shot call, and both belong to the runtime (`prefix` is the token, or the
-/// whole `BASHRT_RUNTIME=<token>` entry of an environment).
-pub(crate) fn marked_by(text: &[u8], prefix: &[u8]) -> bool {
-    text.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'.'))
-}
+pub use crate::process::marker::MARKER_VAR;
 
 /// Waits for EOF, then ends every marked process (a `swept` line first means the runtime has swept
 /// them itself: nothing to do) (`BASHRT_RUNTIME=<token>` or a one-shot call's `<token>.<n>`).
@@ -240,16 +227,6 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
     use std::io::Read;
-
-    #[test]
-    fn a_marker_belongs_to_its_token_and_to_the_tokens_one_shot_calls_only() {
-        assert!(marked_by(b"42-ab", b"42-ab"));
-        assert!(marked_by(b"42-ab.7", b"42-ab"));
-        assert!(marked_by(b"BASHRT_RUNTIME=42-ab.7", b"BASHRT_RUNTIME=42-ab"));
-        assert!(!marked_by(b"42-abc", b"42-ab"), "another runtime's token");
-        assert!(!marked_by(b"42-a", b"42-ab"));
-        assert!(!marked_by(b"x42-ab", b"42-ab"));
-    }
 
     /// Every pid `/proc` lists in session `sid`, zombies included (a generation of a pid-hopper lives
     /// too briefly to be met alive, but leaves a new pid).

@@ -1,15 +1,16 @@
 //! The orderly sweep: at a clean shutdown, every live process carrying the runtime's marker gets SIGTERM
 //! (an interactive shell, which ignores it, SIGHUP), a grace period, then SIGKILL. Each process is
-//! pinned with a pidfd before it is checked and signalled, so a recycled pid is never hit. A process
+//! pinned ([`Pinned`]: a pidfd, or its start time where the kernel has none) before it is checked and
+//! signalled, so a recycled pid is never hit. The stop → SIGTERM → grace → SIGKILL order is the tree
+//! kill's too (`process::tree`); both wait for their processes through `pinned::wait_for_exit`. A process
 //! that scrubbed its environment (`env -u BASHRT_RUNTIME …`, `env -i`) escapes on purpose — that is the
 //! documented way to keep one running.
-
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use crate::process::{pidfd, procfs};
+use crate::process::pinned::{self, Pinned};
+use crate::process::procfs;
 use std::time::{Duration, Instant};
 
 /// Scan rounds go on until this many in a row found nothing new (one quiet round could be a process
@@ -24,7 +25,7 @@ const MAX_ROUNDS: usize = 200;
 /// SIGTERM, `grace`, and SIGKILL rounds until no marked process is left.
 pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
     let needle = format!("{marker}={token}").into_bytes();
-    let mut all: Vec<Member> = Vec::new();
+    let mut all: Vec<Pinned> = Vec::new();
     let mut groups: Vec<i32> = Vec::new();
     let mut quiet = 0;
     for _ in 0..MAX_ROUNDS {
@@ -65,11 +66,11 @@ pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> us
         }
         signal_groups(&groups, Signal::SIGTERM);
         signal_groups(&groups, Signal::SIGCONT);
-        wait_for_exit(&all, grace);
+        all = pinned::wait_for_exit(all, Instant::now() + grace);
     }
     let mut quiet = 0;
     for _ in 0..MAX_ROUNDS {
-        all.retain(|m| !m.exited());
+        all.retain(|m| !m.has_exited());
         all.extend(members(&needle, &all));
         if all.is_empty() {
             quiet += 1;
@@ -83,8 +84,9 @@ pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> us
             m.signal(Signal::SIGKILL);
         }
         signal_groups(&groups, Signal::SIGKILL);
-        wait_for_exit(&all, Duration::from_secs(1));
-        if all.iter().all(|m| !m.exited()) {
+        let before = all.len();
+        all = pinned::wait_for_exit(all, Instant::now() + Duration::from_secs(1));
+        if all.len() == before {
             // Only processes that cannot die yet (uninterruptible sleep) are left.
             break;
         }
@@ -94,7 +96,7 @@ pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> us
 
 /// The process groups of `members` whose leader is gone or is marked too: a group they share with
 /// nothing unmarked. Never this process's group, pid 0 or 1.
-fn leaderless_groups(members: &[Member], needle: &[u8]) -> Vec<i32> {
+fn leaderless_groups(members: &[Pinned], needle: &[u8]) -> Vec<i32> {
     let own_group = nix::unistd::getpgrp().as_raw();
     let mut groups = Vec::new();
     for m in members {
@@ -120,18 +122,24 @@ fn signal_groups(groups: &[i32], signal: Signal) {
 /// The live processes whose environment carries the needle (never ourselves), but those in `known`;
 /// each is stopped the moment it is found (see [`procfs::visit_pids`]: a process that forks and
 /// exits every millisecond is met at its newest), with its group when the group's leader is gone.
-fn members(needle: &[u8], known: &[Member]) -> Vec<Member> {
+///
+/// Only processes that started after this one have their environment read: the marker is this
+/// process's invention, so an older process cannot carry it (a machine's hundreds of idle processes
+/// then cost a `stat` each, not a read of their whole environment).
+fn members(needle: &[u8], known: &[Pinned]) -> Vec<Pinned> {
     let own = std::process::id() as i32;
     let own_group = nix::unistd::getpgrp().as_raw();
-    let mut found: Vec<Member> = Vec::new();
+    let since = own_start_time();
+    let mut found: Vec<Pinned> = Vec::new();
     procfs::visit_pids(|pid| {
         if pid == own
-            || known.iter().chain(found.iter()).any(|m| m.pid == pid && !m.exited())
+            || known.iter().chain(found.iter()).any(|m| m.pid == pid && !m.has_exited())
+            || procfs::stat(pid).and_then(|e| e.start_time).is_some_and(|t| t < since)
             || !has_entry(pid, needle)
         {
             return;
         }
-        let Some(member) = Member::open(pid) else { return };
+        let Some(member) = Pinned::open(pid) else { return };
         // Pinned now: check again, the pid may have been recycled since the first look.
         if !has_entry(pid, needle) {
             return;
@@ -148,72 +156,11 @@ fn members(needle: &[u8], known: &[Member]) -> Vec<Member> {
     found
 }
 
-/// Whether the environment of `pid` holds `needle` (`NAME=token`) exactly or followed by `.<call>`.
-fn has_entry(pid: i32, needle: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| super::marked_by(entry, needle)))
+/// This process's start time (clock ticks after boot, as `/proc/<pid>/stat` gives it); 0 when
+/// unknown, which filters nothing.
+fn own_start_time() -> u64 {
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *START.get_or_init(|| procfs::stat(std::process::id() as i32).and_then(|e| e.start_time).unwrap_or(0))
 }
 
-/// A process pinned by a pidfd (or, on kernels without pidfds, by its pid alone).
-struct Member {
-    pid: i32,
-    pidfd: Option<OwnedFd>,
-}
-
-impl Member {
-    fn open(pid: i32) -> Option<Self> {
-        match pidfd::open(pid) {
-            Ok(fd) => Some(Self { pid, pidfd: Some(fd) }),
-            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => None,
-            Err(_) => Some(Self { pid, pidfd: None }),
-        }
-    }
-
-    fn signal(&self, signal: Signal) {
-        match &self.pidfd {
-            Some(fd) => {
-                let _ = pidfd::send_signal(fd.as_fd(), signal);
-            }
-            None => {
-                let _ = nix::sys::signal::kill(Pid::from_raw(self.pid), signal);
-            }
-        }
-    }
-
-    fn exited(&self) -> bool {
-        match &self.pidfd {
-            Some(fd) => pidfd::has_exited(fd.as_fd()),
-            None => nix::sys::signal::kill(Pid::from_raw(self.pid), None).is_err(),
-        }
-    }
-}
-
-/// Waits until every member has exited or the time is up.
-fn wait_for_exit(members: &[Member], limit: Duration) {
-    let deadline = Instant::now() + limit;
-    loop {
-        let alive: Vec<&Member> = members.iter().filter(|m| !m.exited()).collect();
-        let now = Instant::now();
-        if alive.is_empty() || now >= deadline {
-            return;
-        }
-        let mut fds: Vec<libc::pollfd> = alive
-            .iter()
-            .filter_map(|m| m.pidfd.as_ref())
-            .map(|fd| libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 })
-            .collect();
-        let mut wait = deadline - now;
-        if fds.len() < alive.len() {
-            // Some can only be checked by pid: look again soon.
-            wait = wait.min(Duration::from_millis(10));
-        }
-        if fds.is_empty() {
-            std::thread::sleep(wait);
-        } else {
-            // Sleeps until one of them exits (a pidfd turns readable) or the wait is over.
-            let millis = i32::try_from(wait.as_millis().max(1)).unwrap_or(i32::MAX);
-            // SAFETY: a slice of valid pollfds and its length.
-            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
-        }
-    }
-}
+use crate::process::marker::has_entry_under as has_entry;

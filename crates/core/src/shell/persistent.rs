@@ -43,11 +43,12 @@ use crate::exec::watch::{watch_outputs, Ending};
 use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
+use crate::process::marker::marker_of;
 use crate::process::memfile::MemFile;
 use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
-use crate::process::{pidfd, spawn_gate, tree};
-use crate::reaper::marker_of;
+use crate::process::spawn::{self, SpawnError};
+use crate::process::{pidfd, tree};
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// the runner's files, and its redirections save copies at fd 10 and up.
@@ -300,18 +301,8 @@ impl PersistentShell {
         let child = thread
             .spawn(spawn_fn(spec, script_read))
             .map_err(|source| StartError::Exec(spawn_error(spec.shell, spec.cwd, source)))?;
-        let pid =
-            Pid::from_raw(i32::try_from(child.id()).map_err(|_| setup(io::Error::other("child pid out of range")))?);
         // Reaping goes through the exit watch, by pid; the `Child` holds no pipes.
-        drop(child);
-        let exit = match ExitWatch::new(pid) {
-            Ok(exit) => exit,
-            Err(e) => {
-                tree::terminate(pid, pid, Duration::ZERO);
-                let _ = nix::sys::wait::waitpid(pid, None);
-                return Err(setup(e));
-            }
-        };
+        let (pid, exit) = spawn::watch(child).map_err(setup)?;
         let killer = pidfd::open(pid.as_raw()).ok().map(|fd| KillHandle(Arc::new(fd)));
         let mut shell = Self {
             pid,
@@ -971,12 +962,10 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnF
                 Ok(())
             });
         }
-        // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
-        let permit = spawn_gate::permit(marker.as_deref()).map_err(io::Error::other)?;
         // Spawning is rare (once per shell), so the fork+exec that `pre_exec` forces is acceptable.
-        let child = command.spawn();
-        drop(permit);
-        drop(command);
-        child
+        spawn::spawn_marked(command, marker.as_deref()).map_err(|e| match e {
+            SpawnError::Io(e) => e,
+            closed => io::Error::other(closed),
+        })
     })
 }

@@ -22,11 +22,9 @@ pub struct Graph {
     pub modules: Vec<Module>,
 }
 
-/// A set of sibling modules that depend on each other, and a description: one cycle through them,
-/// then every dependency between them with the path that makes it.
+/// A set of sibling modules that depend on each other, as a description: one cycle through them, then
+/// every dependency between them with the path that makes it.
 pub struct Cycle {
-    /// The modules' paths, sorted.
-    pub members: Vec<String>,
     pub text: String,
 }
 
@@ -208,9 +206,7 @@ impl Graph {
                     )
                     .unwrap();
                 }
-                let mut members: Vec<String> = set.iter().map(|&c| self.modules[children[c]].path.join("::")).collect();
-                members.sort();
-                found.push(Cycle { members, text });
+                found.push(Cycle { text });
             }
         }
         found

@@ -19,30 +19,11 @@ use std::path::{Path, PathBuf};
 
 use graph::Graph;
 
-/// Cycles that stand only because the files that would end them are being reworked elsewhere: each is
-/// (crate, the modules of the cycle, what ends it). A listed cycle that no longer occurs fails the test
-/// too, so that the list only shrinks.
-const KNOWN: &[(&str, &[&str], &str)] = &[
-    (
-        "core",
-        &["agent_session", "run", "runtime", "tool"],
-        "runtime.rs builds the tool and sessions (`Runtime::tool`, `Runtime::session`): \
-         those constructors belong in tool.rs and agent_session.rs, as `impl Runtime` blocks",
-    ),
-    (
-        "core",
-        &["process", "reaper"],
-        "process::spawn_gate asks reaper::marked_by whether a process carries the marker; \
-         marker reading belongs below both",
-    ),
-];
-
 #[test]
 fn no_crate_has_a_module_cycle() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
     let crates = workspace.join("crates");
     let mut report = String::new();
-    let mut known_seen = vec![false; KNOWN.len()];
     let mut checked = 0;
     let mut dirs: Vec<PathBuf> = fs::read_dir(&crates).unwrap().map(|e| e.unwrap().path()).collect();
     dirs.sort();
@@ -58,21 +39,11 @@ fn no_crate_has_a_module_cycle() {
             assert!(graph.modules.len() > 1 || root == "main.rs", "{name}: no modules found");
             checked += 1;
             for cycle in graph.cycles() {
-                let known = KNOWN.iter().position(|(c, members, _)| *c == name && cycle.members == *members);
-                match known {
-                    Some(i) => known_seen[i] = true,
-                    None => writeln!(report, "{name}: {}", cycle.text).unwrap(),
-                }
+                writeln!(report, "{name}: {}", cycle.text).unwrap();
             }
         }
     }
     assert!(checked >= 5, "only {checked} crates found under {}", crates.display());
-    for ((name, members, _), seen) in KNOWN.iter().zip(known_seen) {
-        if !seen {
-            writeln!(report, "{name}: the known cycle {{{}}} is gone: remove it from KNOWN", members.join(", "))
-                .unwrap();
-        }
-    }
     assert!(report.is_empty(), "module cycles (see docs/design.md, \"Module dependencies\"):\n{report}");
 }
 

@@ -22,8 +22,9 @@ use super::super::script_file::{ScriptFile, ARG_LIMIT};
 use super::super::ExecRequest;
 use crate::outcome::Outcome;
 use crate::process::exit_watch::ExitWatch;
-use crate::process::{spawn_gate, tree};
-use crate::reaper::marker_of;
+use crate::process::marker::marker_of;
+use crate::process::spawn::{self, SpawnError};
+use crate::process::tree;
 
 /// What the program's terminal emulates; the program's `TERM` says so, whatever the user's terminal is.
 pub const PTY_TERM: &str = "xterm-256color";
@@ -173,27 +174,14 @@ impl PtySession {
                 Ok(())
             });
         }
-        // Held until the child has called `exec`, so that a shutdown's sweep sees it marked.
-        let permit =
-            spawn_gate::permit(marker_of(&req.env)).map_err(|closed| PtyError::Spawn(io::Error::other(closed)))?;
-        let spawned = command.spawn();
-        drop(permit);
+        let spawned = spawn::spawn_marked(command, marker_of(&req.env));
         // Only the child may hold the slave: a copy here would keep the terminal open after it exits.
-        drop(command);
         drop(slave);
-        let child = spawned.map_err(PtyError::Spawn)?;
-        let pid = Pid::from_raw(
-            i32::try_from(child.id()).map_err(|_| PtyError::Spawn(io::Error::other("child pid out of range")))?,
-        );
-        drop(child);
-        let exit = match ExitWatch::new(pid) {
-            Ok(exit) => exit,
-            Err(e) => {
-                tree::terminate(pid, pid, Duration::ZERO);
-                let _ = nix::sys::wait::waitpid(pid, None);
-                return Err(PtyError::Spawn(e));
-            }
-        };
+        let child = spawned.map_err(|e| match e {
+            SpawnError::Io(e) => PtyError::Spawn(e),
+            closed => PtyError::Spawn(io::Error::other(closed)),
+        })?;
+        let (_, exit) = spawn::watch(child).map_err(PtyError::Spawn)?;
         Ok(Self {
             master,
             control: PtyControl { master: Arc::new(Mutex::new(Some(control_fd))) },
