@@ -2,17 +2,15 @@
 //! `setsid` under `set -m`), and a process that forks and exits every millisecond (pid-hopping), are
 //! killed by a timeout, an abort and the runtime's shutdown, and counted while they run.
 
-mod support;
-
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::support::*;
 use bashrt_core::{
     BashParams, CallContext, CancelToken, ExecRequest, Executor, Flow, OneShotExecutor, Outcome, Runtime, Settings,
     MARKER_VAR,
 };
-use support::*;
 
 /// A marker of this test alone, as the runtime gives every command.
 fn marker() -> (OsString, OsString) {

@@ -1,10 +1,10 @@
 //! The fuzz targets' invariants (see `fuzz/`), as proptests in the normal suite: a few hundred cases
 //! each, so the suite stays fast while every invariant runs on every change.
 
-mod invariants;
-
 use bashrt_core::{Form, FormStdin, FormStdout};
 use proptest::prelude::*;
+
+use crate::invariants;
 
 /// Shell-ish text: what the parser-driven stages see, with the characters that matter to them.
 fn shell_text() -> impl Strategy<Value = String> {

@@ -4,13 +4,11 @@
 //! calls at once, evicted when idle or when room is needed, and all killed at shutdown. Process death
 //! is checked by pid (zombies count as dead); pids are learnt from the commands' output.
 
-mod support;
-
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::support::*;
 use bashrt_core::{CancelToken, Carry, OneShotReason, Outcome, PoolConfig, ReplaceReason, ShellEvent, ShellPool};
-use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 const ONE_SECOND: Duration = Duration::from_secs(1);
@@ -377,7 +375,7 @@ fn shells_die_with_the_process_that_owns_the_pool() {
         return;
     }
     let mut owner = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+        .args(["--exact", &test_name(module_path!(), NAME), "--nocapture", "--test-threads=1"])
         .env(POOL_OWNER, "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

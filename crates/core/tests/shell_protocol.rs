@@ -2,12 +2,10 @@
 //! /dev/null, each call's output is its own, and nothing a command does to its shell (options, traps,
 //! fds, limits, helpers) makes a later call hang or return a wrong result.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use bashrt_core::{Execution, Outcome, ReplaceReason, ShellEvent, ShellPool};
-use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 

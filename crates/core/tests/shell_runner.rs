@@ -4,12 +4,10 @@
 //! replaced, and the result says so. Messages carry bash's own prefix and line numbers, as under
 //! `bash -c`. No call here has a deadline: a hang would hang the test (CI's timeout catches it).
 
-mod support;
-
 use std::process::Command;
 
+use crate::support::*;
 use bashrt_core::{Outcome, ReplaceReason, ShellEvent, ShellPool};
-use support::*;
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 

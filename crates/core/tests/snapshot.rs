@@ -1,13 +1,13 @@
 //! Shell snapshot against a real `.bashrc` in a fake HOME, loaded by a real interactive bash.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use bashrt_core::testing::{capture_snapshot, SnapshotError};
 use bashrt_core::{Outcome, ShellEvent, ShellPool};
+
+use crate::support;
 
 const BASHRC: &str = r#"
 alias ll='echo LL'
@@ -216,7 +216,8 @@ fn capture_from_a_terminals_background_job() {
     let result = home.path().join("result");
     let exe = std::env::current_exe().unwrap();
     // `set -m`: the job gets a process group of its own, not the terminal's foreground one.
-    let job = format!("set -m; '{}' --exact capture_child --nocapture --test-threads=1 & wait", exe.display());
+    let child = support::test_name(module_path!(), "capture_child");
+    let job = format!("set -m; '{}' --exact {child} --nocapture --test-threads=1 & wait", exe.display());
     let status = Command::new("script")
         .args(["-qec", &format!("bash -c \"{job}\""), "/dev/null"])
         .env("HOME", home.path())
