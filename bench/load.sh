@@ -6,4 +6,5 @@
 #   bench/load.sh            # about 3 minutes on 2 CPUs
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-BASHRT_LOAD_CALLS=${BASHRT_LOAD_CALLS:-100} cargo test --release --locked -p bashrt --test load -- --nocapture
+# The load test is a slow test (BASHRT_SLOW_TESTS=1), the area `load` of bashrt's test binary.
+BASHRT_SLOW_TESTS=1 BASHRT_LOAD_CALLS=${BASHRT_LOAD_CALLS:-100} cargo test --release --locked -p bashrt --test tests -- load:: --nocapture

@@ -18,7 +18,7 @@ libfuzzer_sys::fuzz_target!(|input: Input<'_>| {
     let request = invariants::Request { head: input.head, tail: input.tail, lines: input.lines, grep: input.grep };
     // 0 stands for the real cap, which no fuzz input reaches.
     let cap = match input.cap {
-        0 => bashrt_core::artifact::MAX_READ_BYTES,
+        0 => bashrt_core::MAX_READ_BYTES,
         cap => usize::from(cap - 1),
     };
     invariants::window(input.content, request, cap);

@@ -2,7 +2,7 @@
 //! with a rule of any form (names, options, operands, value classes).
 #![no_main]
 
-use bashrt_core::intercept::{Form, Stdin, Stdout};
+use bashrt_core::{Form, FormStdin, FormStdout};
 
 #[path = "../../crates/core/tests/invariants/mod.rs"]
 mod invariants;
@@ -43,8 +43,9 @@ libfuzzer_sys::fuzz_target!(|input: Input<'_>| {
                 operands: owned(&form.operands),
                 operands_first: form.operands_first,
                 values: form.values.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-                stdin: if form.stdin_text { Stdin::Text } else { Stdin::None },
-                stdout: if form.stdout_file { Stdout::File } else { Stdout::Shown },
+                stdin: if form.stdin_text { FormStdin::Text } else { FormStdin::None },
+                stdout: if form.stdout_file { FormStdout::File } else { FormStdout::Shown },
+                args: None,
             };
             invariants::interceptor_form(input.command, form);
         }

@@ -5,5 +5,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|line: &[u8]| {
-    bashrt_mcp::fuzzing::line(line);
+    bashrt_mcp::testing::check_line(line);
 });

@@ -2,8 +2,7 @@
 
 use std::process::ExitCode;
 
-use bashrt_core::artifact::{write_window_from, ReadError, Window, WindowRequest};
-use bashrt_core::session::{SessionName, StateDir};
+use bashrt_core::{write_window_from, ReadError, SessionName, StateDir, Window, WindowRequest};
 
 use crate::fail;
 use crate::visible::Visible;
@@ -48,7 +47,7 @@ pub fn run(args: ArtifactArgs) -> ExitCode {
     };
     let state = match StateDir::from_env() {
         Ok(s) => s,
-        Err(_) => return fail(bashrt_core::artifact::ArtifactError::NoSession),
+        Err(_) => return fail(bashrt_core::ArtifactError::NoSession),
     };
     if let Err(e) = state.check() {
         return fail(e);

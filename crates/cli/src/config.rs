@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-use bashrt_core::session::SessionName;
-use bashrt_core::settings::Settings;
+use bashrt_core::{SessionName, Settings};
 
 /// Loads settings from the file (explicit or default) and applies `--set` overrides.
 pub fn load_settings(file: Option<&PathBuf>, overrides: &[String]) -> Result<Settings, String> {

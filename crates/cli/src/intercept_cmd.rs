@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bashrt_core::intercept::Interceptor;
+use bashrt_core::Interceptor;
 use serde_json::{json, Map, Value};
 
 use crate::config::load_settings;
@@ -148,7 +148,7 @@ fn parse_line(line: String) -> Fields {
 fn verdict_line(
     line: usize,
     fields: Fields,
-    verdict: &impl Fn(&str) -> Option<bashrt_core::intercept::Block>,
+    verdict: &impl Fn(&str) -> Option<bashrt_core::Block>,
 ) -> Map<String, Value> {
     let mut result = Map::new();
     result.insert("line".to_owned(), json!(line));

@@ -77,7 +77,7 @@ fn main() -> ExitCode {
         Some(Command::Gc(args)) => gc_cmd::run(args),
         Some(Command::Intercept(args)) => intercept_cmd::run(args),
         Some(Command::Tui(args)) => tui::run(args),
-        Some(Command::Schema) => print_out(&format!("{:#}\n", bashrt_core::tool::params_schema())),
+        Some(Command::Schema) => print_out(&format!("{:#}\n", bashrt_core::params_schema())),
         None if std::io::stdin().is_terminal() => tui::run(tui::TuiArgs::default()),
         None => fail("no command given (at a terminal, bashrt alone starts the terminal UI); see bashrt --help"),
     }

@@ -5,9 +5,7 @@
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bashrt_core::session::SessionName;
-use bashrt_core::Runtime;
-use bashrt_core::Settings;
+use bashrt_core::{Runtime, SessionName, Settings};
 use bashrt_mcp::{client_config, Client, Profile, Server, ServerConfig};
 
 use crate::config::{CommonArgs, Setup};

@@ -4,10 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use bashrt_core::result::{Failure, ToolResult};
-use bashrt_core::tool::{BashParams, CallContext};
-use bashrt_core::Outcome;
-use bashrt_core::{CancelToken, Runtime};
+use bashrt_core::{BashParams, CallContext, CancelToken, Failure, Outcome, Runtime, ToolResult};
 
 use crate::config::{CommonArgs, Setup};
 use crate::{fail, EXIT_REFUSED};

@@ -4,8 +4,7 @@
 
 use std::process::ExitCode;
 
-use bashrt_core::settings::VirtualTerminal;
-use bashrt_core::Runtime;
+use bashrt_core::{Runtime, VirtualTerminal};
 use bashrt_tui::{Options, TuiError};
 
 use crate::config::{CommonArgs, Setup};

@@ -9,8 +9,8 @@
 //!
 //! The clients are installed once under `target/tmp/npm-tools/agents` (about 1 GB: Claude Code and
 //! Codex ship native binaries); it needs `npm`, `python3` and the network on the first run.
-
-mod common;
+//!
+//! Slow tests: they run with `BASHRT_SLOW_TESTS=1` (`common::slow`), as CI runs them.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::npm::Prefix;
+use crate::common::{self, npm::Prefix};
 use serde_json::{json, Value};
 
 const CLAUDE: &str = "@anthropic-ai/claude-code@2.1.332";
@@ -27,6 +27,9 @@ const CODEX: &str = "@openai/codex@0.171.0";
 const GEMINI: &str = "@google/gemini-cli@0.61.0";
 
 const BASHRT: &str = env!("CARGO_BIN_EXE_bashrt");
+
+/// Why these tests are slow ([`common::slow`]).
+const AGENTS: &str = "three real agents, installed from npm (about 1 GB) on the first run";
 
 /// An agent that has not finished its script by then is stuck: it is killed and the test fails.
 const AGENT_DEADLINE: Duration = Duration::from_secs(300);
@@ -259,6 +262,9 @@ fn tool_names(request: &Value, list: &str, name: &str) -> Vec<String> {
 
 #[test]
 fn claude_code_gives_its_model_bashrts_view() {
+    if !common::slow(AGENTS) {
+        return;
+    }
     let claude = clients().bin().join("claude");
     let scratch = Scratch::new();
     let model = FakeModel::start("anthropic", scratch.project.parent().unwrap());
@@ -296,6 +302,9 @@ fn claude_code_gives_its_model_bashrts_view() {
 
 #[test]
 fn codex_gives_its_model_bashrts_view() {
+    if !common::slow(AGENTS) {
+        return;
+    }
     for model_name in ["gpt-5.5", "gpt-4.1"] {
         let scratch = Scratch::new();
         let model = FakeModel::start("openai", scratch.project.parent().unwrap());
@@ -334,6 +343,9 @@ fn codex_gives_its_model_bashrts_view() {
 
 #[test]
 fn gemini_cli_gives_its_model_bashrts_view() {
+    if !common::slow(AGENTS) {
+        return;
+    }
     let scratch = Scratch::new();
     let model = FakeModel::start("gemini", scratch.project.parent().unwrap());
     let mut settings: Value = serde_json::from_str(&printed_config("gemini")).unwrap();

@@ -1,12 +1,10 @@
 //! The command line does what a user means: options are options, the command is the command, messages
 //! say where to look, logs are plain text for programs, and the README says how it is used.
 
-mod common;
-
 use std::io::Read;
 use std::process::Stdio;
 
-use common::{stdout, Env};
+use crate::common::{self, stdout, Env};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -170,8 +168,12 @@ fn the_readme_set_up_installs_builds_runs_and_tests_in_two_commands_and_says_wha
     assert_eq!(blocks.len(), 2, "{setup}");
     assert!(blocks[0].contains("cargo install --locked --path crates/cli"), "{}", blocks[0]);
     assert!(blocks[0].contains("bashrt run "), "{}", blocks[0]);
-    assert_eq!(blocks[1], "cargo test --workspace --locked");
+    // The whole suite: the slow tests too (`common::slow`).
+    assert_eq!(blocks[1], format!("{}=1 cargo test --workspace --locked", common::SLOW_TESTS));
     assert!(setup.contains(".ci/run"), "{setup}");
+    // CI runs that very command.
+    let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.ci/run")).unwrap();
+    assert!(ci.lines().any(|line| line == blocks[1]), "{ci}");
 }
 
 #[test]

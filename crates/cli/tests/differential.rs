@@ -13,13 +13,14 @@
 //! `PENDING` lists commands that still differ because of fixes under way (each with the reason). They
 //! are not asserted yet (some differ only in some runs, as a race decides); each moves to `COMMANDS`
 //! once its fix has landed.
-
-mod common;
+//!
+//! The 300 commands are a slow test: it runs with `BASHRT_SLOW_TESTS=1` (`common::slow`), as CI runs
+//! it.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::Env;
+use crate::common::{self, Env};
 
 /// Commands whose output and status must be identical.
 const COMMANDS: &[&str] = &[
@@ -498,6 +499,9 @@ fn difference(env: &Env, tree: &Path, command: &str) -> Option<String> {
 
 #[test]
 fn bashrt_run_shows_what_bash_shows() {
+    if !common::slow("300 commands, each through bashrt and through bash") {
+        return;
+    }
     let env = Env::new();
     let tree = env.root.path().join("scratch");
     let mut failures = Vec::new();

@@ -1,9 +1,7 @@
 //! The disk never fills: the state directory stays under `state.maxBytes` whatever is run, sessions in
 //! use are kept, and `bashrt gc` says what it removes.
 
-mod common;
-
-use common::{text, tree_bytes, Env};
+use crate::common::{text, tree_bytes, Env};
 use serde_json::{json, Value};
 
 const BUDGET: u64 = 4 * 1024 * 1024;

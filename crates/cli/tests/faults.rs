@@ -2,12 +2,10 @@
 //! shell, the shell killed from outside. Each ends with a clear result, loses nothing already written,
 //! leaves no process behind, and the next call works.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{text, Env};
+use crate::common::{self, text, Env};
 use serde_json::json;
 
 fn is_root() -> bool {

@@ -3,15 +3,13 @@
 //! several processes. Every run here has a deadline of its own: a hang fails the test, it does not
 //! hang the suite.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{stdout, tree_bytes, Env};
+use crate::common::{self, stdout, tree_bytes, Env};
 use serde_json::json;
 
 /// A front that has not answered by then is hung.

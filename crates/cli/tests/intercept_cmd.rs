@@ -1,12 +1,10 @@
 //! `bashrt intercept` end to end: verdicts for commands on stdin or as arguments, never running them;
 //! `--rules`; and `--tools` lists with blanks, here and in `bashrt run`.
 
-mod common;
-
 use std::io::Write;
 use std::process::{Output, Stdio};
 
-use common::{stdout, text, Env};
+use crate::common::{stdout, text, Env};
 use serde_json::Value;
 
 fn intercept(env: &Env, args: &[&str], input: &str) -> Output {

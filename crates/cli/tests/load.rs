@@ -2,15 +2,13 @@
 //! from nothing to 5 MB. Every response must be right, every artifact byte-exact, and the server's
 //! memory and open descriptors the same after the load as after a warm-up.
 //!
-//! The suite runs 20 calls per session; `BASHRT_LOAD_CALLS=100` (what `bench/load.sh` sets) runs the
-//! full 50 × 100.
-
-mod common;
+//! A slow test (`BASHRT_SLOW_TESTS=1`, see `common::slow`). The suite runs 20 calls per session;
+//! `BASHRT_LOAD_CALLS=100` (what `bench/load.sh` sets) runs the full 50 × 100.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
-use common::Env;
+use crate::common::{self, Env};
 use serde_json::{json, Value};
 
 const SESSIONS: usize = 50;
@@ -70,6 +68,9 @@ fn check(env: &Env, response: &Value, session: usize, token: &str, n: u64) {
 
 #[test]
 fn fifty_sessions_at_once_get_right_answers_and_byte_exact_artifacts() {
+    if !common::slow("50 sessions at once, output up to 5 MB a call, about 30 s") {
+        return;
+    }
     let calls: usize = std::env::var("BASHRT_LOAD_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
     let env = Env::new();
     let mut server =

@@ -4,14 +4,15 @@
 //! Each client is installed, pinned, the first time (a venv in `target/mcp-clients/`, an npm prefix
 //! with its own Node in `target/tmp/npm-tools/`) and reused after: it needs `python3` with venv and
 //! `npm` (`.ci/run` installs them), and the network once.
-
-mod common;
+//!
+//! Slow tests: they run with `BASHRT_SLOW_TESTS=1` (`common::slow`), as CI runs them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::npm::{checked, installed, Prefix};
+use crate::common;
+use crate::common::npm::{checked, installed, Prefix};
 
 /// The MCP Python SDK version the tests drive.
 const PYTHON_SDK: &str = "mcp==2.3.0";
@@ -45,8 +46,12 @@ fn python() -> &'static Path {
     })
 }
 
-/// Runs one scenario of `python_client.py` in a fresh state and work directory.
+/// Runs one scenario of `python_client.py` in a fresh state and work directory. Each Python SDK test
+/// is this call alone, so the check of the slow tests' switch is here, first.
 fn python_scenario(name: &str) {
+    if !common::slow("the MCP Python SDK, installed from PyPI into a venv on the first run") {
+        return;
+    }
     let python = python();
     let dir = tempfile::tempdir().unwrap();
     let (state, work) = (dir.path().join("state"), dir.path().join("work"));
@@ -191,6 +196,9 @@ fn inspector_config(dir: &Path) -> PathBuf {
 
 #[test]
 fn inspector_lists_calls_and_reads_a_resource() {
+    if !common::slow("the MCP Inspector, installed from npm on the first run") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let config = inspector_config(dir.path());
     let home = dir.path();

@@ -6,14 +6,14 @@
 //! full output read through `fullOutputPath`, `abortBash()` during a sleep, `stop()` leaving no
 //! process). The package runs on Node 22 from the npm registry, installed with it (the package needs
 //! Node >= 20.6, newer than Debian 12's); the first run needs `npm` and the network.
-
-mod common;
+//!
+//! A slow test: it runs with `BASHRT_SLOW_TESTS=1` (`common::slow`), as CI runs it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::npm::Prefix;
-use common::Env;
+use crate::common::npm::Prefix;
+use crate::common::{self, Env};
 
 const PACKAGE: &str = "@mariozechner/pi-coding-agent";
 const VERSION: &str = "0.73.1";
@@ -26,6 +26,9 @@ fn installed_client() -> (PathBuf, Prefix) {
 
 #[test]
 fn the_reference_rpc_client_drives_bashrt_unchanged() {
+    if !common::slow("the reference's RPC client, installed from npm on the first run") {
+        return;
+    }
     let (package, prefix) = installed_client();
     let node = prefix.node();
     // The client starts its CLI (the shim) as `node`: the prefix's, first on PATH.

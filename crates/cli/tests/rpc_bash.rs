@@ -1,9 +1,7 @@
 //! `bashrt rpc`: session-level `bash` — results, live output, abort while running, timeouts, sessions
 //! and the order of one session's commands.
 
-mod common;
-
-use common::{alive, fifo, release, Env};
+use crate::common::{alive, fifo, release, Env};
 use serde_json::json;
 
 #[test]

@@ -1,11 +1,9 @@
 //! Memory stays bounded whatever is read over RPC: history comes in pages, updates don't repeat huge
 //! arguments, artifact windows never hold a whole giant line, and error messages summarize.
 
-mod common;
-
 use std::io::Write;
 
-use common::Env;
+use crate::common::Env;
 use serde_json::json;
 
 fn peak_rss_kib(pid: i32) -> u64 {

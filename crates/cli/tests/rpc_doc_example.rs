@@ -8,11 +8,9 @@
 //! (whether it was aborted before or after its shell started is a race the doc does not promise).
 //! `[…]` in the doc stands for text left out.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::Env;
+use crate::common::Env;
 
 const DOC_PATH: &str = "/tmp/rpcdoc/proj";
 const DOC_STATE: &str = "/tmp/rpcdoc/state";

@@ -2,9 +2,7 @@
 //! (numbers out of range, nesting past the parser's limit, duplicate keys, invalid UTF-8), commands
 //! holding a NUL, and sessions holding more artifacts than a response should list.
 
-mod common;
-
-use common::Env;
+use crate::common::{self, Env};
 use serde_json::json;
 
 /// docs/rpc.md promises a `toolCallId` is free again once its `tool_execution_end` is out. A client

@@ -1,9 +1,7 @@
 //! `bashrt rpc`: the protocol around the commands — malformed input, limits, artifacts, state, and the
 //! end of input or a signal while commands run.
 
-mod common;
-
-use common::{alive, fifo, release, Env};
+use crate::common::{self, alive, fifo, release, Env};
 use serde_json::{json, Value};
 
 fn error_of(response: &Value) -> &str {

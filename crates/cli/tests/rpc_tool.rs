@@ -1,9 +1,7 @@
 //! `bashrt rpc`: tool calls — event order, live updates, abort by id, concurrency, interception and
 //! argument errors.
 
-mod common;
-
-use common::{alive, fifo, release, Env};
+use crate::common::{alive, fifo, release, Env};
 use serde_json::{json, Value};
 
 fn tool_call(id: &str, call: &str, arguments: Value) -> Value {

@@ -2,9 +2,7 @@
 //! Python traceback in the middle of a long log, the plain tail on request, and the same view over
 //! RPC's session-level `bash`.
 
-mod common;
-
-use common::{stdout, text, Env};
+use crate::common::{stdout, text, Env};
 use serde_json::json;
 
 /// The rustc binary itself (not a rustup proxy, which needs the user's HOME).

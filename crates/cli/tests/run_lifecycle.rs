@@ -1,13 +1,11 @@
 //! `bashrt run` end to end: timeouts, aborts and background processes, checked by pid; its live
 //! progress at a terminal (tmux).
 
-mod common;
-mod tui_support;
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use common::{alive, fifo, stdout, text, Env};
+use crate::common::{self, alive, fifo, stdout, text, Env};
+use crate::tui_support;
 
 /// Starts `bashrt run` with a command that reports pids on a FIFO; returns the child and the pids.
 fn start_with_pids(env: &Env, extra: &[&str], command: &str, count: usize) -> (std::process::Child, Vec<i32>) {

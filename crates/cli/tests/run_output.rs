@@ -1,8 +1,6 @@
 //! `bashrt run` end to end: what the model sees of big, binary and decorated output, and the artifacts.
 
-mod common;
-
-use common::{stdout, text, Env};
+use crate::common::{stdout, text, Env};
 
 #[test]
 fn large_output_spills_byte_exact_and_shows_a_line_aligned_tail() {

@@ -1,8 +1,6 @@
 //! `bashrt run` end to end: normalization, interception, validation, exit codes and notices.
 
-mod common;
-
-use common::{stdout, text, Env};
+use crate::common::{stdout, text, Env};
 use serde_json::Value;
 
 #[test]

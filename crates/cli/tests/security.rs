@@ -2,13 +2,11 @@
 //! through their links: state lives in directories only the user owns, checked before use, and
 //! artifacts are opened without following links.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{stdout, Env};
+use crate::common::{self, stdout, Env};
 
 /// The uid the second user runs as (`nobody` on Debian).
 const OTHER_UID: &str = "65534";

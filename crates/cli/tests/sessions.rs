@@ -1,9 +1,7 @@
 //! Session semantics end to end: what persists between calls, for which surface, and when a shell is
 //! replaced — through `bashrt rpc` (long-lived shells) and `bashrt run` (the snapshot).
 
-mod common;
-
-use common::{stdout, Env};
+use crate::common::{self, stdout, Env};
 use serde_json::json;
 
 #[test]

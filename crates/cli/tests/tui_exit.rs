@@ -1,16 +1,14 @@
 //! Every way out of `bashrt tui` — Ctrl-D, `exit`, an error, a panic, SIGTERM, SIGHUP — restores the
 //! terminal (main screen, cursor, cooked mode) and leaves no process behind.
 
-mod common;
-mod tui_support;
-
-use tui_support::{unique_sleep, wait_gone, wait_running, Term};
+use crate::common;
+use crate::tui_support::{unique_sleep, wait_gone, wait_running, Term};
 
 /// Starts the UI with a command running, leaves it by `leave`, checks the status and the terminal.
-fn leave_while_running(tag: u32, vars: &[(&str, &str)], leave: impl FnOnce(&Term), status: i32) {
+fn leave_while_running(vars: &[(&str, &str)], leave: impl FnOnce(&Term), status: i32) {
     let term = Term::new(100, 30);
     term.start(&[], vars);
-    let sleep = unique_sleep(tag);
+    let sleep = unique_sleep();
     term.type_line(&format!("!{sleep}"));
     wait_running(&sleep);
     leave(&term);
@@ -20,7 +18,7 @@ fn leave_while_running(tag: u32, vars: &[(&str, &str)], leave: impl FnOnce(&Term
 
 #[test]
 fn ctrl_d_leaves_and_ends_the_running_command() {
-    leave_while_running(1, &[], |t| t.keys(&["C-d"]), 0);
+    leave_while_running(&[], |t| t.keys(&["C-d"]), 0);
 }
 
 #[test]
@@ -45,7 +43,6 @@ fn without_a_terminal_it_says_so() {
 #[test]
 fn sigterm_and_sighup_restore_the_terminal() {
     leave_while_running(
-        2,
         &[],
         |t| {
             nix::sys::signal::kill(nix::unistd::Pid::from_raw(t.bashrt_pid()), nix::sys::signal::Signal::SIGTERM)
@@ -54,7 +51,6 @@ fn sigterm_and_sighup_restore_the_terminal() {
         143,
     );
     leave_while_running(
-        3,
         &[],
         |t| {
             nix::sys::signal::kill(nix::unistd::Pid::from_raw(t.bashrt_pid()), nix::sys::signal::Signal::SIGHUP)
@@ -66,6 +62,6 @@ fn sigterm_and_sighup_restore_the_terminal() {
 
 #[test]
 fn an_error_and_a_panic_restore_the_terminal() {
-    leave_while_running(4, &[("BASHRT_TUI_FAULT", "error")], |t| t.type_line(":error"), 1);
-    leave_while_running(5, &[("BASHRT_TUI_FAULT", "panic")], |t| t.type_line(":panic"), 101);
+    leave_while_running(&[("BASHRT_TUI_FAULT", "error")], |t| t.type_line(":error"), 1);
+    leave_while_running(&[("BASHRT_TUI_FAULT", "panic")], |t| t.type_line(":panic"), 101);
 }

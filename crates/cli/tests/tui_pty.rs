@@ -1,10 +1,7 @@
 //! The PTY console of `bashrt tui` in a real terminal (tmux): an interactive program typed into and
 //! left, esc killing a session, and a resize reaching the program.
 
-mod common;
-mod tui_support;
-
-use tui_support::Term;
+use crate::tui_support::Term;
 
 const PTY: &[&str] = &["--set", "bash.virtualTerminal=on"];
 

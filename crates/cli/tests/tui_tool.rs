@@ -1,10 +1,7 @@
 //! `bashrt tui` in a real terminal (tmux): tool calls and their expanded view, session commands,
 //! cancelling, and a flood of output while the UI keeps answering.
 
-mod common;
-mod tui_support;
-
-use tui_support::{unique_sleep, wait_gone, wait_running, Term};
+use crate::tui_support::{unique_sleep, wait_gone, wait_running, Term};
 
 #[test]
 fn a_truncated_tool_call_expands_to_its_last_line_from_the_artifact() {
@@ -64,7 +61,7 @@ fn a_cd_in_the_session_persists_and_shows_in_the_prompt() {
 fn esc_cancels_a_running_command_and_its_process_is_gone() {
     let term = Term::new(100, 30);
     term.start(&[], &[]);
-    let sleep = unique_sleep(1);
+    let sleep = unique_sleep();
     term.type_line(&sleep);
     let pid = wait_running(&sleep);
     assert!(pid > 0);
@@ -73,7 +70,7 @@ fn esc_cancels_a_running_command_and_its_process_is_gone() {
     assert!(screen.contains(&format!("$ {sleep}")), "{screen}");
     wait_gone(&sleep);
     // A session command too.
-    let sleep = unique_sleep(2);
+    let sleep = unique_sleep();
     term.type_line(&format!("!{sleep}"));
     wait_running(&sleep);
     term.keys(&["C-c"]);

@@ -51,14 +51,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bashrt_core::agent_session::{AgentSession, BashOptions};
-use bashrt_core::exec::resolve_shell;
-use bashrt_core::exec::{CwdMode, ExecRequest, Executor, Flow, ShellEvent};
-use bashrt_core::session::{SessionName, StateDir};
-use bashrt_core::settings::Settings;
-use bashrt_core::shell::{PoolConfig, ShellPool};
-use bashrt_core::tool::{BashParams, BashTool, CallContext};
-use bashrt_core::{CancelToken, Runtime};
+use bashrt_core::{
+    resolve_shell, AgentSession, BashOptions, BashParams, BashTool, CallContext, CancelToken, CwdMode, ExecRequest,
+    Executor, Flow, PoolConfig, Runtime, SessionName, Settings, ShellEvent, ShellPool, StateDir,
+};
 
 /// One way of running one call; `call` returns an error text when the call did not do what it should.
 trait Runner {
@@ -601,7 +597,7 @@ fn startup(args: &Args, shell: &Path, cwd: &Path, scratch: &Path, affinity: &[us
     for i in 0..args.starts {
         let out = scratch.join(format!("snapshot-{i}.sh"));
         let t = Instant::now();
-        let snapshot = bashrt_core::shell::snapshot::capture(shell, &home, &out, Duration::from_secs(10), None);
+        let snapshot = bashrt_core::testing::capture_snapshot(shell, &home, &out, Duration::from_secs(10), None);
         capture.push(t.elapsed());
         let snapshot = snapshot.expect("snapshot capture");
         if i == 0 {

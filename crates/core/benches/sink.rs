@@ -15,9 +15,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use bashrt_core::artifact::{AllocateError, ArtifactAllocator, ArtifactId, NewArtifact};
-use bashrt_core::sink::{OutputSink, SinkConfig, DEFAULT_MAX_BYTES};
-use bashrt_core::view::{model_view, ViewOptions};
+use bashrt_core::{
+    model_view, AllocateError, ArtifactAllocator, ArtifactId, NewArtifact, OutputSink, SinkConfig, ViewOptions,
+    DEFAULT_MAX_BYTES,
+};
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 
 const TOTAL_BYTES: usize = 1 << 30;

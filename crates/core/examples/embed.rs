@@ -3,8 +3,7 @@
 
 use std::time::Duration;
 
-use bashrt_core::artifact::{read_window, Window};
-use bashrt_core::{BashParams, CallContext, CancelToken, Runtime, SessionName, Settings};
+use bashrt_core::{read_window, BashParams, CallContext, CancelToken, Runtime, SessionName, Settings, Window};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let state = tempfile::tempdir()?;

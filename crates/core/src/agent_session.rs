@@ -245,7 +245,7 @@ impl AgentSession {
         if result.error.is_none() {
             self.store_cwd(&result.cwd);
             let (command, command_bytes) = if command.len() > LOG_COMMAND_MAX {
-                let cut = crate::sink::complete_utf8_len(&command.as_bytes()[..LOG_COMMAND_MAX]);
+                let cut = crate::utf8::complete_utf8_len(&command.as_bytes()[..LOG_COMMAND_MAX]);
                 (command[..cut].to_string(), Some(command.len() as u64))
             } else {
                 (command.to_string(), None)

@@ -1,26 +1,54 @@
-//! Reading a model's tool-call arguments: tolerant of form, strict of meaning.
+//! The tool's parameters ([`BashParams`], and their JSON Schema), and reading them from a model's
+//! tool-call arguments: tolerant of form, strict of meaning.
 //!
-//! Models and their clients send what other agents' shell tools take: numbers as strings
-//! (`"timeout": "30"`), a Claude-style timeout in milliseconds (`120000`), Codex's `workdir` and
-//! `timeout_ms`, Gemini's `dir_path`, extra fields a client adds to every tool (`wait_for_previous`),
-//! a `description`. A refused call costs the model a turn and teaches it nothing, so every form
-//! whose meaning is certain is read, and every reading that changes a value is said in the result:
-//!
-//! - unknown arguments are ignored (JSON Schema's default) and named in `details.ignoredArguments`;
-//!   those that might have been meant to change what runs (`env`, say) are also named in a notice;
-//! - a number may come as a JSON number or a string holding one (`"30"`, `"30s"`, `"120000ms"`);
-//! - `timeout` is in seconds; a value that can only be milliseconds (above the maximum and a whole
-//!   number of seconds in milliseconds, like `120000`) is read as milliseconds, with a notice;
-//! - a command given as an argument vector (`["bash", "-lc", "make"]`) runs as that command;
-//! - a request bashrt cannot honour (`run_in_background: true`) is refused with what to do instead,
-//!   never run as something else.
+//! What is read and how is on [`read_arguments`].
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::tool::BashParams;
 use crate::validate::MAX_TIMEOUT_SECS;
 
-/// What reading the arguments changed or left out; the result says so (see the module docs).
+/// The tool's parameters, as the model sends them. A front reads them from JSON with
+/// [`read_arguments`], which takes the forms models really send
+/// and records what it changed in [`BashParams::notes`].
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(description = "The tool's parameters, as the model sends them.")]
+pub struct BashParams {
+    /// Command to execute
+    pub command: String,
+    /// Timeout in seconds (default: 300, at most 3600)
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// Working directory (default: cwd)
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Return only first N lines of output
+    #[serde(default)]
+    pub head: Option<u64>,
+    /// Return only last N lines of output
+    #[serde(default)]
+    pub tail: Option<u64>,
+    /// What reading the arguments changed or ignored; the result says it.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub notes: ArgumentNotes,
+}
+
+/// The JSON Schema of [`BashParams`], for tool registration: plain JSON Schema that every client
+/// takes as it is (see [`portable_schema`](crate::portable_schema)).
+pub fn params_schema() -> serde_json::Value {
+    let mut schema = crate::schema::portable_schema(
+        serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null),
+    );
+    // The Rust type's name means nothing to a model, which sees the schema as it is.
+    if let serde_json::Value::Object(map) = &mut schema {
+        map.remove("title");
+    }
+    schema
+}
+
+/// What reading the arguments changed or left out; the result says so (see [`read_arguments`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ArgumentNotes {
     /// The `timeout` as given, when it was read as milliseconds because it could not be seconds.
@@ -110,7 +138,22 @@ a process running (a server, a watcher), end the command with `&` and send its o
     Background(String),
 }
 
-/// Reads the `bash` tool's arguments as a model sent them (see the module docs).
+/// Reads the `bash` tool's arguments as a model sent them: tolerant of form, strict of meaning.
+///
+/// Models and their clients send what other agents' shell tools take: numbers as strings
+/// (`"timeout": "30"`), a Claude-style timeout in milliseconds (`120000`), Codex's `workdir` and
+/// `timeout_ms`, Gemini's `dir_path`, extra fields a client adds to every tool (`wait_for_previous`),
+/// a `description`. A refused call costs the model a turn and teaches it nothing, so every form
+/// whose meaning is certain is read, and every reading that changes a value is said in the result:
+///
+/// - unknown arguments are ignored (JSON Schema's default) and named in `details.ignoredArguments`;
+///   those that might have been meant to change what runs (`env`, say) are also named in a notice;
+/// - a number may come as a JSON number or a string holding one (`"30"`, `"30s"`, `"120000ms"`);
+/// - `timeout` is in seconds; a value that can only be milliseconds (above the maximum and a whole
+///   number of seconds in milliseconds, like `120000`) is read as milliseconds, with a notice;
+/// - a command given as an argument vector (`["bash", "-lc", "make"]`) runs as that command;
+/// - a request bashrt cannot honour (`run_in_background: true`) is refused with what to do instead,
+///   never run as something else.
 pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
     let map = match arguments {
         Value::Object(map) => map,

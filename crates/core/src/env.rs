@@ -52,22 +52,12 @@ pub const NON_INTERACTIVE_DEFAULTS: &[(&str, &str)] = &[
     ("PYTHONUNBUFFERED", "1"),
 ];
 
-/// The variables to set on top of the inherited environment for one command.
+/// The variables to set on top of the inherited environment for one command, built in two parts, so
+/// that a caller making many calls pays for the settings part once.
 ///
-/// `is_set(name)` says whether the user already has the variable (normally `std::env::var_os`).
 /// Order: hardening defaults the user lacks, then `user` (settings), then `extra` (runtime-provided such
 /// as `ARTIFACTS`), so later entries win when applied in order. The runtime appends its reaper's marker
 /// last, so that nothing may override it.
-pub fn command_env(
-    harden: bool,
-    is_set: impl Fn(&str) -> bool,
-    user: &[(String, String)],
-    extra: &[(&str, OsString)],
-) -> Vec<(OsString, OsString)> {
-    CommandEnv::new(harden, is_set, user).with(extra)
-}
-
-/// [`command_env`] split in two, so that a caller making many calls pays for the settings part once.
 ///
 /// The hardening defaults and `bash.env` depend only on the settings and on which variables the runtime's
 /// own environment has; asking the process environment for 40 names takes its lock and allocates each
@@ -87,7 +77,8 @@ pub struct CommandEnv {
 }
 
 impl CommandEnv {
-    /// `is_set` as in [`command_env`].
+    /// The settings part: `is_set(name)` says whether the user already has the variable (normally
+    /// `std::env::var_os`).
     pub fn new(harden: bool, is_set: impl Fn(&str) -> bool, user: &[(String, String)]) -> Self {
         let mut base = Vec::new();
         if harden {
@@ -194,7 +185,7 @@ mod tests {
 
     #[test]
     fn user_values_win_over_hardening() {
-        let env = command_env(true, |n| n == "PAGER", &[("EDITOR".into(), "vim".into())], &[]);
+        let env = CommandEnv::new(true, |n| n == "PAGER", &[("EDITOR".into(), "vim".into())]).with(&[]);
         assert!(!env.iter().any(|(k, _)| k == "PAGER"));
         let editors: Vec<_> = env.iter().filter(|(k, _)| k == "EDITOR").collect();
         assert_eq!(editors, vec![&(OsString::from("EDITOR"), OsString::from("vim"))]);
@@ -203,7 +194,7 @@ mod tests {
 
     #[test]
     fn hardening_can_be_switched_off() {
-        let env = command_env(false, |_| false, &[], &[]);
+        let env = CommandEnv::new(false, |_| false, &[]).with(&[]);
         assert!(env.is_empty());
     }
 
@@ -211,7 +202,7 @@ mod tests {
     #[test]
     fn the_last_value_per_name_wins_and_extra_comes_last() {
         let user = vec![("ZED".into(), "1".into()), ("PAGER".into(), "less".into()), ("ZED".into(), "2".into())];
-        let env = command_env(true, |n| n == "EDITOR", &user, &[("ARTIFACTS", OsString::from("/a"))]);
+        let env = CommandEnv::new(true, |n| n == "EDITOR", &user).with(&[("ARTIFACTS", OsString::from("/a"))]);
         let values = |name: &str| env.iter().filter(|(k, _)| k == name).map(|(_, v)| v.clone()).collect::<Vec<_>>();
         assert_eq!(values("ZED"), [OsString::from("2")]);
         assert_eq!(values("PAGER"), [OsString::from("less")]);

@@ -12,10 +12,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::result::{count_lines, LineRange};
+use crate::lines::{count_lines, LineRange};
 use crate::scan::{Entry, Excerpt, KeptLine};
 use crate::signatures::{Severity, SignatureSet};
-use crate::sink::complete_utf8_len;
+use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
 
 /// The most of the budget the matched lines may take, and the most warnings may take of that.
@@ -53,17 +53,23 @@ pub struct ErrorLines {
 /// The view, ready to be followed by the truncation notice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExcerptView {
+    /// What the model reads: the parts, with markers between them.
     pub text: String,
     /// The line ranges shown, in order: the head, each run of matched lines with context, the tail.
     pub ranges: Vec<LineRange>,
+    /// The head's range, when a head is shown.
     pub head: Option<LineRange>,
+    /// The tail's range, when a tail is shown.
     pub tail: Option<LineRange>,
     /// Matched lines shown between the head and the tail (errors and warnings).
     pub section_matched: u64,
+    /// Of those, the errors.
     pub section_errors: u64,
     /// Lines shown and their raw bytes (markers and line numbers not counted).
     pub shown_lines: u64,
+    /// The raw bytes of those lines.
     pub shown_bytes: u64,
+    /// The matched lines found and shown, for the details.
     pub error_lines: ErrorLines,
 }
 
@@ -245,7 +251,7 @@ fn last_bytes(bytes: &[u8], budget: usize) -> &[u8] {
         Some(i) => &bytes[start + i..],
         None => {
             let mut at = start;
-            while at < bytes.len() && at - start < 3 && bytes[at] & 0xC0 == 0x80 {
+            while at < bytes.len() && at - start < 3 && crate::utf8::is_continuation(bytes[at]) {
                 at += 1;
             }
             &bytes[at..]

@@ -85,7 +85,7 @@ impl<'a> Feed<'a> {
     pub fn split_report(&self) -> Option<SplitReport> {
         let split = self.split.as_ref()?;
         let tail = self.tail_of_stdout.map(|n| {
-            let stdout = crate::result::last_lines(&split.stdout_kept, n);
+            let stdout = crate::lines::last_lines(&split.stdout_kept, n);
             let stderr = split.stderr_kept.as_slice();
             let mut text = Vec::with_capacity(stderr.len() + 1 + stdout.len());
             text.extend_from_slice(stderr);
@@ -95,7 +95,7 @@ impl<'a> Feed<'a> {
                 text.push(b'\n');
             }
             text.extend_from_slice(stdout);
-            SplitTail { text, shown_stdout_lines: crate::result::count_lines(stdout) }
+            SplitTail { text, shown_stdout_lines: crate::lines::count_lines(stdout) }
         });
         Some(SplitReport {
             stdout_lines: split.stdout_lines,

@@ -23,7 +23,9 @@ pub enum LimitKind {
 /// the real `head -n 0`; it never means "unlimited".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ExtractedLimit {
+    /// `head` or `tail`.
     pub kind: LimitKind,
+    /// Its line count.
     pub count: u64,
 }
 
@@ -33,6 +35,7 @@ pub struct Normalized {
     /// The trimmed command; when a limit was extracted, the pipeline without its last stage (the
     /// original text up to the final `|`, with trailing whitespace and line continuations removed).
     pub command: String,
+    /// The stage lifted off, when one was.
     pub extracted: Option<ExtractedLimit>,
 }
 

@@ -258,7 +258,6 @@ impl Runtime {
     }
 
     /// The token in `BASHRT_RUNTIME` of every process this runtime starts.
-    #[doc(hidden)]
     pub fn marker_token(&self) -> &str {
         self.reaper.token()
     }

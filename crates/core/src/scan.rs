@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use crate::signatures::{Severity, SignatureSet};
-use crate::sink::complete_utf8_len;
+use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
 
 /// Bytes kept of one matched or context line: enough for any compiler message; a minified bundle's
@@ -65,7 +65,9 @@ pub struct ErrorIndex {
 pub struct Excerpt {
     /// The first [`head_share`] bytes of the output (fewer if it was shorter), raw.
     pub head: Vec<u8>,
+    /// The matched lines and their context.
     pub index: ErrorIndex,
+    /// The signatures the lines were matched against.
     pub signatures: Arc<SignatureSet>,
 }
 

@@ -11,7 +11,7 @@ const NUMERIC_FORMATS: &[&str] =
     &["uint", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float", "double"];
 
 /// `schema` without numeric formats and `null` defaults, at every depth.
-pub fn portable(mut schema: Value) -> Value {
+pub fn portable_schema(mut schema: Value) -> Value {
     strip(&mut schema);
     schema
 }
@@ -43,7 +43,7 @@ mod tests {
         let schema = json!({"properties": {"head": {"type": ["integer", "null"], "format": "uint64", "default": null,
             "minimum": 0}, "name": {"type": "string", "format": "uri"}}});
         assert_eq!(
-            portable(schema),
+            portable_schema(schema),
             json!({"properties": {"head": {"type": ["integer", "null"], "minimum": 0},
                 "name": {"type": "string", "format": "uri"}}})
         );

@@ -122,45 +122,6 @@ impl Default for Settings {
     }
 }
 
-/// Every key `set` understands, for help texts and the README.
-pub const KEYS: &[(&str, &str)] = &[
-    ("bashInterceptor.enabled", "bool, default true: check commands against the interceptor rules"),
-    ("bashInterceptor.patterns", "array of {name?, pattern, flags?, tool, message, when?}; default: built-in rules"),
-    (
-        "bashInterceptor.tools",
-        "array of tool names, or one comma-separated string; default none: the tools an MCP client has",
-    ),
-    ("bash.virtualTerminal", "\"on\" | \"off\", default \"off\": allow the PTY path when a UI exists"),
-    ("shellPath", "string: the shell that runs commands (default: $SHELL if bash, else bash on PATH)"),
-    ("shellCommandPrefix", "string: prefix every command as `<prefix> <command>`"),
-    ("bash.defaultTimeout", "number of seconds in 1..=3600, default 300 (calls are clamped to the same range)"),
-    ("bash.maxOutputBytes", "integer in 1024..=16777216, default 51200: bytes of output the model sees"),
-    (
-        "bash.maxErrorOutputBytes",
-        "integer in 1024..=16777216, default: bash.maxOutputBytes: bytes the model sees when the call failed (for clients that cut errors shorter)",
-    ),
-    ("bash.maxLineChars", "integer in 16..=1048576, default 4000: longest line the model sees"),
-    ("bash.killGraceMs", "integer in 0..=60000, default 200: SIGTERM to SIGKILL grace (ms) on timeout/abort"),
-    ("bash.nonInteractiveEnv", "bool, default true: PAGER=cat, GIT_EDITOR=true, CI=1, … unless already set"),
-    ("bash.env", "object of string values: extra environment for every command"),
-    ("bash.snapshot", "bool, default true: load the user's aliases, functions and options from ~/.bashrc"),
-    (
-        "artifacts.maxBytes",
-        "bytes in 4096..=2^40, default 268435456 (256 MiB): the most one artifact keeps (its head and tail past it)",
-    ),
-    ("state.maxBytes", "bytes in 2^20..=2^50, default 2147483648 (2 GiB): the budget of the whole state directory"),
-    (
-        "state.keepRecentSecs",
-        "seconds in 0..=3600, default 60: what was written this recently is never removed to stay under state.maxBytes",
-    ),
-    ("bash.view", "\"smart\" (default) | \"tail\": a truncated output as head + error lines + tail, or its tail"),
-    (
-        "bash.errorSignatures",
-        "array of {name, severity, literals, pattern?, before?, after?}: replaces the built-in set",
-    ),
-    ("bash.extraErrorSignatures", "array of signatures, checked before the base set"),
-];
-
 /// Why settings could not be loaded. Each names the file or the key at fault.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

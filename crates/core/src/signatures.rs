@@ -154,8 +154,8 @@ impl CompiledSignature {
 }
 
 impl SignatureSet {
-    /// `base` and `extra` should have been through [`validate`]; a signature that was not and is
-    /// broken only never matches.
+    /// `base` and `extra` should have been checked (as settings check them, dropping each broken one
+    /// with a warning); a signature that was not and is broken only never matches.
     pub fn new(base: Vec<Signature>, extra: Vec<Signature>) -> SignatureSet {
         SignatureSet { base, extra, compiled: OnceLock::new() }
     }

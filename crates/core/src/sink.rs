@@ -1,39 +1,17 @@
 //! The output sink: where every byte a command prints goes, as it arrives.
 //!
-//! Promises: memory stays bounded (about `2 × max_bytes` + the head + the error index, itself about
-//! `1.3 × max_bytes`, + a 256 KiB write buffer) whatever the output size; the totals count every byte and line seen; the kept tail starts on a line boundary
-//! when it can; when the output overflows (or on request), the artifact file holds the whole raw stream,
-//! byte for byte, and is flushed and closed before [`OutputSink::finish`] returns.
-//!
-//! # The contract
-//!
-//! The sink is *push*-driven: the executor owns the reading loop (a pipe, a PTY, a synthetic
-//! `PTY error: …` line) and hands each chunk to [`OutputSink::push`] as soon as it has read it. Push was
-//! chosen over a pull interface because the sources differ in how they must be read (poll loops,
-//! cancellation, PTY quirks) while the sink's job is the same for all of them: it does no reading, no
-//! waiting and no I/O of its own except appending to the spill file.
-//!
-//! - **Who drives:** one owner, through `&mut self`. The sink is `Send`, so the owner may be a reader
-//!   thread, but it is never shared; live snapshots ([`OutputSink::tail_bytes`] and the totals) are
-//!   read by that same owner between pushes.
-//! - **When a chunk may arrive:** at any time between [`OutputSink::new`] and [`OutputSink::finish`],
-//!   of any size (empty chunks are ignored), cut anywhere — inside a line or inside a UTF-8 character.
-//!   Chunks are raw bytes; nothing is decoded or cleaned here (see [`crate::view`] for that).
-//! - **What stops the stream:** only `finish`, which consumes the sink, so no chunk can follow it.
-//!   Nothing in the sink can stop the stream: `push` never fails. A spill error is recorded, spilling
-//!   stops, and the tail and totals go on.
-//! - **What `finish` guarantees:** the spill file, if any, has been flushed and closed; a flush or close
-//!   error is reported as [`Spill::Failed`], never lost; `truncated` comes from the totals seen, never
-//!   from what happens to be in memory.
+//! The contract — who drives, when a chunk may arrive, what stops the stream, what `finish`
+//! guarantees — is on [`OutputSink`].
 
-use crate::artifact::writer::ArtifactWriter;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::artifact::writer::ArtifactWriter;
 use crate::artifact::{ArtifactAllocator, ArtifactId, NewArtifact};
 use crate::scan::{Excerpt, Scanner};
 use crate::signatures::SignatureSet;
+use crate::utf8::{self, complete_utf8_len};
 
 /// The tail size the model sees by default: 50 KB.
 pub const DEFAULT_MAX_BYTES: usize = 50 * 1024;
@@ -48,7 +26,7 @@ pub struct SinkConfig {
     /// first lines exist nowhere else in memory.
     pub head_lines: Option<u64>,
     /// Index the lines that match these signatures, and keep the output's first bytes, for the
-    /// excerpt view of an output that overflows (see [`crate::excerpt`]). `None`: the tail only.
+    /// excerpt view of an output that overflows (head, matched lines, tail). `None`: the tail only.
     pub signatures: Option<Arc<SignatureSet>>,
     /// A smaller budget the view may have to fit (an error result's, for a client that cuts those
     /// shorter): matched lines past its head share are indexed too. `None`: `max_bytes`.
@@ -82,12 +60,26 @@ pub enum Spill {
     /// The artifact holds the raw stream; `bytes` equals the sink's total byte count. With `dropped`
     /// above zero the stream passed the artifact's cap and the file holds its first and last bytes
     /// around a marker line; `dropped` bytes of the stream are not in it.
-    Written { id: ArtifactId, path: PathBuf, bytes: u64, dropped: u64 },
+    Written {
+        /// The artifact.
+        id: ArtifactId,
+        /// Its file.
+        path: PathBuf,
+        /// Bytes of the stream (all of them).
+        bytes: u64,
+        /// Bytes of the stream the file does not hold.
+        dropped: u64,
+    },
     /// The full output could not be kept. `reason` is human-readable. With `id: Some`, the artifact
     /// file was created but a write, flush or close failed: it holds a prefix of the stream of unknown
     /// length, so it must not be presented as the full output. With `id: None`, allocation failed and
     /// no file exists.
-    Failed { reason: String, id: Option<ArtifactId> },
+    Failed {
+        /// Why, for the result.
+        reason: String,
+        /// The artifact whose file holds a prefix, when one was created.
+        id: Option<ArtifactId>,
+    },
 }
 
 /// The first lines of the output, kept because the tail forgets them.
@@ -132,8 +124,8 @@ pub struct SinkOutput {
 
 impl SinkOutput {
     /// When the tail starts inside a line (one line longer than the tail), how many characters of
-    /// that line came before it; 0 when the tail starts a line. See
-    /// [`crate::view::model_view_detailed`].
+    /// that line came before it; 0 when the tail starts a line (the view then says how much of that
+    /// line it left out).
     pub fn first_line_cut(&self) -> u64 {
         self.first_line_cut
     }
@@ -178,12 +170,36 @@ impl SinkOutput {
     }
 
     /// The first bytes and the error index, when [`SinkConfig::signatures`] asked for them.
-    pub fn excerpt(&self) -> Option<&Excerpt> {
+    pub(crate) fn excerpt(&self) -> Option<&Excerpt> {
         self.excerpt.as_ref()
     }
 }
 
-/// The push-driven sink of one command's output; see the [module docs](self) for the contract.
+/// The push-driven sink of one command's output.
+///
+/// Promises: memory stays bounded (about `2 × max_bytes` + the head + the error index, itself about
+/// `1.3 × max_bytes`, + a 256 KiB write buffer) whatever the output size; the totals count every byte and line seen; the kept tail starts on a line boundary
+/// when it can; when the output overflows (or on request), the artifact file holds the whole raw stream,
+/// byte for byte, and is flushed and closed before [`finish`](Self::finish) returns.
+///
+/// The sink is *push*-driven: the executor owns the reading loop (a pipe, a PTY, a synthetic
+/// `PTY error: …` line) and hands each chunk to [`push`](Self::push) as soon as it has read it. Push was
+/// chosen over a pull interface because the sources differ in how they must be read (poll loops,
+/// cancellation, PTY quirks) while the sink's job is the same for all of them: it does no reading, no
+/// waiting and no I/O of its own except appending to the spill file.
+///
+/// - **Who drives:** one owner, through `&mut self`. The sink is `Send`, so the owner may be a reader
+///   thread, but it is never shared; live snapshots ([`tail_bytes`](Self::tail_bytes) and the totals) are
+///   read by that same owner between pushes.
+/// - **When a chunk may arrive:** at any time between [`new`](Self::new) and [`finish`](Self::finish),
+///   of any size (empty chunks are ignored), cut anywhere — inside a line or inside a UTF-8 character.
+///   Chunks are raw bytes; nothing is decoded or cleaned here (see [`model_view`](crate::model_view) for that).
+/// - **What stops the stream:** only `finish`, which consumes the sink, so no chunk can follow it.
+///   Nothing in the sink can stop the stream: `push` never fails. A spill error is recorded, spilling
+///   stops, and the tail and totals go on.
+/// - **What `finish` guarantees:** the spill file, if any, has been flushed and closed; a flush or close
+///   error is reported as [`Spill::Failed`], never lost; `truncated` comes from the totals seen, never
+///   from what happens to be in memory.
 pub struct OutputSink {
     max_bytes: usize,
     /// The newest bytes of the stream. While `total_bytes <= max_bytes` it is the *whole* stream
@@ -369,7 +385,7 @@ impl OutputSink {
             Some(i) => window + i,
             None => {
                 let mut start = window;
-                while start < len && start - window < 3 && is_utf8_continuation(self.buf[start]) {
+                while start < len && start - window < 3 && utf8::is_continuation(self.buf[start]) {
                     start += 1;
                 }
                 start
@@ -507,26 +523,4 @@ fn failure(action: &str, path: &Path, e: &std::io::Error) -> String {
 
 fn lines(newlines: u64, bytes: u64, ends_with_newline: bool) -> u64 {
     newlines + u64::from(bytes > 0 && !ends_with_newline)
-}
-
-fn is_utf8_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
-}
-
-/// The length of `bytes` without a UTF-8 sequence cut short at its end.
-pub fn complete_utf8_len(bytes: &[u8]) -> usize {
-    let len = bytes.len();
-    for back in 1..=len.min(4) {
-        let byte = bytes[len - back];
-        if !is_utf8_continuation(byte) {
-            let needed = match byte {
-                0xC0..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF7 => 4,
-                _ => 1,
-            };
-            return if needed > back { len - back } else { len };
-        }
-    }
-    len
 }

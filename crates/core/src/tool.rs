@@ -7,15 +7,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-
-use crate::arguments::ArgumentNotes;
+use crate::arguments::BashParams;
 use crate::artifact::ArtifactDir;
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
 use crate::exec::{CwdMode, StatusMode};
-pub use crate::feed::{UpdateCallback, UPDATE_INTERVAL};
+use crate::feed::UpdateCallback;
 use crate::intercept::Interceptor;
 use crate::normalize::{normalize_bash_command, LimitKind};
 use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, ToolResult};
@@ -23,45 +20,6 @@ use crate::run::{run_on, RunSpec};
 use crate::runtime::Runtime;
 use crate::settings::Settings;
 use crate::validate::{check_command, resolve_cwd, Timeout};
-
-/// The tool's parameters, as the model sends them. A front reads them from JSON with
-/// [`read_arguments`](crate::arguments::read_arguments), which takes the forms models really send
-/// and records what it changed in [`BashParams::notes`].
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[schemars(description = "The tool's parameters, as the model sends them.")]
-pub struct BashParams {
-    /// Command to execute
-    pub command: String,
-    /// Timeout in seconds (default: 300, at most 3600)
-    #[serde(default)]
-    pub timeout: Option<f64>,
-    /// Working directory (default: cwd)
-    #[serde(default)]
-    pub cwd: Option<String>,
-    /// Return only first N lines of output
-    #[serde(default)]
-    pub head: Option<u64>,
-    /// Return only last N lines of output
-    #[serde(default)]
-    pub tail: Option<u64>,
-    /// What reading the arguments changed or ignored; the result says it.
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub notes: ArgumentNotes,
-}
-
-/// The JSON Schema of [`BashParams`], for tool registration: plain JSON Schema that every client
-/// takes as it is (see [`crate::schema`]).
-pub fn params_schema() -> serde_json::Value {
-    let mut schema = crate::schema::portable(
-        serde_json::to_value(schemars::schema_for!(BashParams)).unwrap_or(serde_json::Value::Null),
-    );
-    // The Rust type's name means nothing to a model, which sees the schema as it is.
-    if let serde_json::Value::Object(map) = &mut schema {
-        map.remove("title");
-    }
-    schema
-}
 
 /// The JSON Schema of a result's [`Details`] as serialized, for protocols that declare what a tool
 /// returns (an MCP tool's `outputSchema`).
@@ -80,7 +38,7 @@ pub struct CallContext<'a> {
     pub tool_names: Vec<String>,
     /// Cancels the call: its whole process tree is killed and the result says `cancelled`.
     pub cancel: CancelToken,
-    /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`].
+    /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`](crate::UPDATE_INTERVAL).
     pub on_update: Option<UpdateCallback<'a>>,
 }
 
@@ -141,7 +99,7 @@ impl BashTool {
     }
 
     /// Runs one tool call that a UI shows: `ui` gets the output as it arrives and, when the PTY path is
-    /// [`selected`](crate::exec::pty::selected) (`bash.virtualTerminal` on, `PI_NO_PTY` not `1`), the
+    /// selected (`bash.virtualTerminal` on, `PI_NO_PTY` not `1`), the
     /// command runs in a pseudo-terminal that `ui` shows as a console. In a terminal the command runs
     /// as typed: a trailing `| head`/`| tail` stage stays in it (a terminal cannot close a pipe early),
     /// while explicit `head`/`tail` parameters still limit what the model sees.

@@ -15,6 +15,7 @@ pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
 /// escaped (`\u{1b}`): the text reaches terminals (`bashrt run`), which would obey an escape
 /// sequence in a directory's name.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CwdError {
     #[error("Working directory does not exist: {}", shown(.0))]
     Missing(PathBuf),
@@ -37,6 +38,7 @@ fn shown(path: &Path) -> String {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CommandError {
+    /// Nothing but blanks.
     #[error("Command must not be empty")]
     Empty,
     /// bash reads a command as a C string: it would run only the text before the NUL, silently.
@@ -116,6 +118,7 @@ pub struct Timeout {
     pub requested_secs: f64,
     /// Seconds applied, within [1, 3600].
     pub applied_secs: f64,
+    /// The requested value was outside the range, so the applied one differs.
     pub clamped: bool,
     /// The value given, when it was read as milliseconds because it could not be seconds
     /// (`120000`): `requested_secs` is then that value over 1000.
@@ -124,6 +127,7 @@ pub struct Timeout {
 }
 
 impl Timeout {
+    /// `requested` seconds (`default_secs` when none, or NaN) clamped to the allowed range.
     pub fn clamp(requested: Option<f64>, default_secs: f64) -> Self {
         let requested_secs = requested.filter(|v| !v.is_nan()).unwrap_or(default_secs);
         let applied_secs = requested_secs.clamp(MIN_TIMEOUT_SECS, MAX_TIMEOUT_SECS);
@@ -137,10 +141,12 @@ impl Timeout {
         Self { requested_secs: secs, applied_secs: secs, clamped: false, given_ms: None }
     }
 
+    /// The applied timeout, rounded to the millisecond.
     pub fn duration(&self) -> Duration {
         Duration::from_millis((self.applied_secs * 1000.0).round() as u64)
     }
 
+    /// The applied timeout in milliseconds.
     pub fn applied_ms(&self) -> u64 {
         self.duration().as_millis() as u64
     }

@@ -28,11 +28,15 @@ impl Default for ViewOptions {
 /// What the model gets for some output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum View {
-    /// Cleaned text, see the module docs.
+    /// Cleaned text: valid UTF-8, no escape sequences, redraws collapsed, long lines cut (see
+    /// [`model_view`]).
     Text(String),
     /// The bytes did not look like text; `bytes` is the length of the input that was examined
     /// (for a sink's tail, not the whole output: the caller knows the total).
-    Binary { bytes: u64 },
+    Binary {
+        /// Bytes examined.
+        bytes: u64,
+    },
 }
 
 /// How much of the input the binary sniffer looks at, besides the NUL check over all of it.
@@ -76,7 +80,7 @@ pub fn model_view_detailed(bytes: &[u8], opts: &ViewOptions, first_line_cut: u64
 }
 
 /// What the last lines of binary output look like, for the notice that replaces it: up to
-/// [`DESCRIBED_LINES`] non-empty lines from its end, each as printable text (each run of NULs, other
+/// `DESCRIBED_LINES` (3) non-empty lines from its end, each as printable text (each run of NULs, other
 /// control bytes and invalid UTF-8 as one `�`), its end cut to [`DESCRIBED_CHARS`] characters.
 pub fn describe_binary_tail(bytes: &[u8]) -> Vec<String> {
     let mut lines: Vec<String> = bytes

@@ -2,17 +2,15 @@
 //! `setsid` under `set -m`), and a process that forks and exits every millisecond (pid-hopping), are
 //! killed by a timeout, an abort and the runtime's shutdown, and counted while they run.
 
-mod support;
-
 use std::ffi::OsString;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bashrt_core::exec::{ExecRequest, Executor, Flow, OneShotExecutor};
-use bashrt_core::settings::Settings;
-use bashrt_core::tool::{BashParams, CallContext};
-use bashrt_core::{CancelToken, Outcome, Runtime, MARKER_VAR};
-use support::*;
+use crate::support::*;
+use bashrt_core::{
+    BashParams, CallContext, CancelToken, ExecRequest, Executor, Flow, OneShotExecutor, Outcome, Runtime, Settings,
+    MARKER_VAR,
+};
 
 /// A marker of this test alone, as the runtime gives every command.
 fn marker() -> (OsString, OsString) {
@@ -39,7 +37,7 @@ fn marked(token: &OsString) -> Vec<i32> {
 }
 
 /// One tool call on `runtime`, in a scratch directory.
-fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::result::ToolResult {
+fn run_tool(runtime: &std::sync::Arc<Runtime>, command: &str) -> bashrt_core::ToolResult {
     let dir = tempfile::tempdir().unwrap();
     let params = BashParams { command: command.into(), timeout: Some(60.0), ..Default::default() };
     let ctx = CallContext {

@@ -1,10 +1,11 @@
 //! The excerpt view of crafted outputs, through the real sink: where the errors are, how many there
 //! are, and outputs that are hard to cut (one giant line, invalid UTF-8, no errors at all).
 
-use bashrt_core::excerpt::{self, ExcerptView};
-use bashrt_core::signatures::{Severity, Signature, SignatureSet};
-use bashrt_core::sink::{OutputSink, SinkConfig, SinkOutput, DEFAULT_MAX_BYTES};
-use bashrt_core::view::ViewOptions;
+use bashrt_core::{
+    OutputSink, Severity, Signature, SignatureSet, SinkConfig, SinkOutput, ViewOptions, DEFAULT_MAX_BYTES,
+};
+
+use bashrt_core::testing::{build_excerpt, excerpt_of, ExcerptView};
 
 /// Pushes `output` in `chunk`-byte pieces through a default sink and builds the view.
 fn view_of(output: &[u8], chunk: usize) -> (ExcerptView, SinkOutput) {
@@ -13,8 +14,8 @@ fn view_of(output: &[u8], chunk: usize) -> (ExcerptView, SinkOutput) {
         sink.push(piece);
     }
     let out = sink.finish();
-    let found = out.excerpt().expect("the default config indexes errors");
-    let view = excerpt::build(
+    let found = excerpt_of(&out).expect("the default config indexes errors");
+    let view = build_excerpt(
         found,
         out.tail(),
         out.total_lines(),
@@ -187,7 +188,7 @@ fn the_view_does_not_depend_on_how_the_output_was_cut() {
 
 #[test]
 fn signatures_from_settings_replace_or_extend_the_set() {
-    let mut settings = bashrt_core::settings::Settings::default();
+    let mut settings = bashrt_core::Settings::default();
     let warning = settings
         .apply_override(r#"bash.extraErrorSignatures=[{"name":"boom","severity":"error","literals":["BOOM"]},{"name":"bad","severity":"error","literals":["x"],"pattern":"("}]"#)
         .unwrap()

@@ -2,15 +2,13 @@
 //! that stops reading. After a timeout or cancel, every process of the tree is dead when the call
 //! returns (the call reaps the shell and waits for the tree, so the tests need no waiting).
 
-mod support;
-
 use std::ffi::OsString;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use bashrt_core::exec::{compose, ExecRequest, Executor, Flow, OneShotExecutor, StatusMode};
-use bashrt_core::{CancelToken, Outcome};
-use support::*;
+use bashrt_core::{compose, CancelToken, ExecRequest, Executor, Flow, OneShotExecutor, Outcome, StatusMode};
+
+use crate::support::*;
 
 const ONE_SECOND: Duration = Duration::from_secs(1);
 

@@ -1,13 +1,10 @@
 //! The one-shot executor with the real bash: exit mapping, merged output, stdin, background
 //! processes, volume, large scripts, and start-up failures.
 
-mod support;
-
 use std::ffi::OsString;
 
-use bashrt_core::exec::{ExecError, ExecRequest, Executor, Flow, OneShotExecutor};
-use bashrt_core::{CancelToken, Outcome};
-use support::*;
+use crate::support::*;
+use bashrt_core::{CancelToken, ExecError, ExecRequest, Executor, Flow, OneShotExecutor, Outcome};
 
 #[test]
 fn stdout_and_stderr_arrive_merged_in_order() {

@@ -3,16 +3,13 @@
 //! pipeline: same output, same `$?` afterwards, same shell exit status, with and without `pipefail`
 //! (given as a flag, through `SHELLOPTS`, or by the prefix) and `errexit`.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{ChildStdout, Command, Stdio};
 
-use bashrt_core::exec::{compose, StatusMode};
-use bashrt_core::Outcome;
-use support::*;
+use crate::support::*;
+use bashrt_core::{compose, Outcome, StatusMode};
 
 /// The stage the runtime removed and applies itself.
 #[derive(Debug, Clone, Copy)]

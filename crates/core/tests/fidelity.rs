@@ -7,10 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use bashrt_core::result::ToolResult;
-use bashrt_core::settings::Settings;
-use bashrt_core::tool::{BashParams, CallContext};
-use bashrt_core::{CancelToken, Runtime};
+use bashrt_core::{BashParams, CallContext, CancelToken, Runtime, Settings, ToolResult};
 
 struct Env {
     dir: tempfile::TempDir,

@@ -1,7 +1,6 @@
 //! What the fuzz targets and the invariant proptests found, each kept as a regression test.
 
-use bashrt_core::artifact::{AllocateError, ArtifactAllocator, ArtifactDir};
-use bashrt_core::view::{model_view, text_view, View, ViewOptions};
+use bashrt_core::{model_view, text_view, AllocateError, ArtifactAllocator, ArtifactDir, View, ViewOptions};
 
 /// A run of `ESC ]` (string sequences, each cut short by the next) was skipped by mutual recursion, one
 /// frame per sequence: 50 KB of them — one tail — overflowed a thread's stack and aborted the process.
@@ -32,8 +31,8 @@ fn an_artifact_with_the_largest_id_makes_allocation_fail_not_panic() {
 /// without that.
 #[test]
 fn deeply_nested_unclosed_parens_are_refused_instead_of_parsed_for_hours() {
-    use bashrt_core::intercept::{default_rules, Interceptor};
-    use bashrt_core::normalize::normalize_bash_command;
+    use bashrt_core::normalize_bash_command;
+    use bashrt_core::{default_rules, Interceptor};
 
     let tools: Vec<String> = ["read", "grep", "find", "edit", "write", "ls"].map(String::from).to_vec();
     let interceptor = Interceptor::new(&default_rules());
@@ -59,8 +58,8 @@ fn deeply_nested_unclosed_parens_are_refused_instead_of_parsed_for_hours() {
 /// tag other than a plain word is now refused before tokenizing; this test would exhaust memory without.
 #[test]
 fn a_here_document_without_a_tag_is_refused_before_the_tokenizer_loops() {
-    use bashrt_core::intercept::{default_rules, Interceptor};
-    use bashrt_core::normalize::normalize_bash_command;
+    use bashrt_core::normalize_bash_command;
+    use bashrt_core::{default_rules, Interceptor};
 
     let found = "f$(\u{1}\0\0\u{1b}(*| t *||\u{1}|\u{19}<(O<< <hOe( *|e|(*<e||<Nhea*|\u{19}<(O<O<he<Nhea*hee*hNa<\0\0\0|\u{15}<(O<headcase x in x)";
     let tools: Vec<String> = ["read", "grep", "find", "edit", "write", "ls"].map(String::from).to_vec();

@@ -1,10 +1,10 @@
 //! The fuzz targets' invariants (see `fuzz/`), as proptests in the normal suite: a few hundred cases
 //! each, so the suite stays fast while every invariant runs on every change.
 
-mod invariants;
-
-use bashrt_core::intercept::{Form, Stdin, Stdout};
+use bashrt_core::{Form, FormStdin, FormStdout};
 use proptest::prelude::*;
+
+use crate::invariants;
 
 /// Shell-ish text: what the parser-driven stages see, with the characters that matter to them.
 fn shell_text() -> impl Strategy<Value = String> {
@@ -106,8 +106,8 @@ proptest! {
             operands,
             operands_first: flags.0,
             values: value.into_iter().collect(),
-            stdin: if flags.1 { Stdin::Text } else { Stdin::None },
-            stdout: if flags.2 { Stdout::File } else { Stdout::Shown },
+            stdin: if flags.1 { FormStdin::Text } else { FormStdin::None },
+            stdout: if flags.2 { FormStdout::File } else { FormStdout::Shown },
             args: None,
         };
         invariants::interceptor_form(&command, form);

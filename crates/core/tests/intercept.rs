@@ -2,7 +2,7 @@
 //! suggested tool does completely, with the output going to the model), which they let through, and
 //! how user rules, forms, bad rules and unparseable commands are handled.
 
-use bashrt_core::intercept::{default_rules, Block, Form, Interceptor, Rule, Stdout};
+use bashrt_core::{default_rules, Block, Form, FormStdout, Interceptor, Rule};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -571,7 +571,7 @@ fn a_user_rule_with_forms_blocks_only_those_shapes() {
              "when": [{"command": ["printf"], "operands": ["ANY+"], "stdout": "file"}]}]"#,
     )
     .unwrap();
-    assert_eq!(rules[1].when[0].stdout, Stdout::File);
+    assert_eq!(rules[1].when[0].stdout, FormStdout::File);
     let interceptor = Interceptor::new(&rules);
     assert!(interceptor.warnings().is_empty(), "{:?}", interceptor.warnings());
     let offered = tools(&["fetch", "write"]);

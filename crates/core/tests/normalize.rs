@@ -3,7 +3,7 @@
 
 use std::process::{Command, Stdio};
 
-use bashrt_core::normalize::{normalize_bash_command, ExtractedLimit, LimitKind, Normalized};
+use bashrt_core::{normalize_bash_command, ExtractedLimit, LimitKind, Normalized};
 use proptest::prelude::*;
 
 fn extracted(command: &str, kind: LimitKind, count: u64) -> Normalized {

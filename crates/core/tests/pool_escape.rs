@@ -4,14 +4,10 @@
 //! is kept, as after Ctrl-C at a prompt. An orphan left by a call that ended on its own is counted,
 //! spared by a later call's kill, and killed at shutdown. Orphans that exit are reaped by the shell.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
-use bashrt_core::exec::ShellEvent;
-use bashrt_core::shell::ShellPool;
-use bashrt_core::{CancelToken, Outcome};
-use support::*;
+use crate::support::*;
+use bashrt_core::{CancelToken, Outcome, ShellEvent, ShellPool};
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 

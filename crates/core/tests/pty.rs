@@ -5,11 +5,11 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::sync::Arc;
 
-use bashrt_core::exec::pty::{self, PtyControl, PtySize, ToolUi};
-use bashrt_core::result::ToolResult;
-use bashrt_core::settings::{Settings, VirtualTerminal};
-use bashrt_core::tool::{BashParams, CallContext};
-use bashrt_core::{CancelToken, Outcome, Runtime};
+use bashrt_core::testing::pty_selected_by;
+use bashrt_core::{
+    BashParams, CallContext, CancelToken, Outcome, PtyControl, PtySize, Runtime, Settings, ToolResult, ToolUi,
+    VirtualTerminal,
+};
 
 /// Reacts to the raw screen output so far, acting on the program through the control.
 type React<'a> = Box<dyn FnMut(&str, &PtyControl) + 'a>;
@@ -206,10 +206,10 @@ fn a_trailing_head_stage_runs_as_typed_in_a_terminal() {
 #[test]
 fn the_pty_path_needs_the_setting_and_no_pi_no_pty() {
     let on = Settings { virtual_terminal: VirtualTerminal::On, ..Settings::default() };
-    assert!(pty::selected_by(&on, None));
-    assert!(pty::selected_by(&on, Some(OsStr::new("0"))));
-    assert!(!pty::selected_by(&on, Some(OsStr::new("1"))));
-    assert!(!pty::selected_by(&Settings::default(), None));
+    assert!(pty_selected_by(&on, None));
+    assert!(pty_selected_by(&on, Some(OsStr::new("0"))));
+    assert!(!pty_selected_by(&on, Some(OsStr::new("1"))));
+    assert!(!pty_selected_by(&Settings::default(), None));
 
     // With the setting off, a UI still sees the output, through pipes.
     let state = tempfile::tempdir().unwrap();

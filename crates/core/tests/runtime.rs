@@ -2,12 +2,10 @@
 //! them: their state directories, artifacts, shells and processes never mix, and dropping one ends only
 //! what it started.
 
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::{is_alive, work_dir};
 use bashrt_core::{BashOptions, BashResult, Runtime, SessionName, Settings};
-use support::{is_alive, work_dir};
 
 fn runtime(state: &std::path::Path) -> Arc<Runtime> {
     Runtime::builder(Settings { snapshot: false, ..Settings::default() }).state_dir(state).build()

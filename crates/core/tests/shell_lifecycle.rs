@@ -4,15 +4,11 @@
 //! calls at once, evicted when idle or when room is needed, and all killed at shutdown. Process death
 //! is checked by pid (zombies count as dead); pids are learnt from the commands' output.
 
-mod support;
-
 use std::sync::mpsc;
 use std::time::Duration;
 
-use bashrt_core::exec::{Carry, OneShotReason, ReplaceReason, ShellEvent};
-use bashrt_core::shell::{PoolConfig, ShellPool};
-use bashrt_core::{CancelToken, Outcome};
-use support::*;
+use crate::support::*;
+use bashrt_core::{CancelToken, Carry, OneShotReason, Outcome, PoolConfig, ReplaceReason, ShellEvent, ShellPool};
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 const ONE_SECOND: Duration = Duration::from_secs(1);
@@ -174,7 +170,7 @@ fn a_second_call_on_a_busy_shell_runs_in_a_one_shot_shell() {
 
 /// Runs `beside` while the pool's shell runs a command held on a FIFO (started after `setup`), and
 /// returns the call beside it.
-fn beside_a_busy_shell(pool: &ShellPool, setup: &str, beside: &str) -> (bashrt_core::exec::Execution, String) {
+fn beside_a_busy_shell(pool: &ShellPool, setup: &str, beside: &str) -> (bashrt_core::Execution, String) {
     assert_eq!(in_shell(pool, None, setup).0.outcome, OK);
     let hold = Fifo::new();
     let (started_tx, started_rx) = mpsc::channel();
@@ -347,10 +343,10 @@ fn a_panicking_consumer_leaves_no_process_and_the_key_usable() {
             if output.contains(&b'\n') {
                 panic!("consumer gave up");
             }
-            bashrt_core::exec::Flow::Continue
+            bashrt_core::Flow::Continue
         };
         let req = shell_request(None, r#"sleep 100 & echo "$$ $!"; wait"#);
-        let _ = bashrt_core::exec::Executor::execute(&pool, &req, &mut consumer, &CancelToken::new().unwrap());
+        let _ = bashrt_core::Executor::execute(&pool, &req, &mut consumer, &CancelToken::new().unwrap());
     }));
     assert!(result.is_err());
     let output = String::from_utf8(output).unwrap();
@@ -379,7 +375,7 @@ fn shells_die_with_the_process_that_owns_the_pool() {
         return;
     }
     let mut owner = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+        .args(["--exact", &test_name(module_path!(), NAME), "--nocapture", "--test-threads=1"])
         .env(POOL_OWNER, "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

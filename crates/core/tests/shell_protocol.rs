@@ -2,14 +2,10 @@
 //! /dev/null, each call's output is its own, and nothing a command does to its shell (options, traps,
 //! fds, limits, helpers) makes a later call hang or return a wrong result.
 
-mod support;
-
 use std::time::Duration;
 
-use bashrt_core::exec::{Execution, ReplaceReason, ShellEvent};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::Outcome;
-use support::*;
+use crate::support::*;
+use bashrt_core::{Execution, Outcome, ReplaceReason, ShellEvent, ShellPool};
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 

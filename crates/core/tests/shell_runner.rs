@@ -4,14 +4,10 @@
 //! replaced, and the result says so. Messages carry bash's own prefix and line numbers, as under
 //! `bash -c`. No call here has a deadline: a hang would hang the test (CI's timeout catches it).
 
-mod support;
-
 use std::process::Command;
 
-use bashrt_core::exec::{ReplaceReason, ShellEvent};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::Outcome;
-use support::*;
+use crate::support::*;
+use bashrt_core::{Outcome, ReplaceReason, ShellEvent, ShellPool};
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 
@@ -30,7 +26,7 @@ fn bash_c(script: &str) -> String {
 
 /// Runs `hostile`, then `echo ok`; the second call must succeed, in the same shell or a fresh one.
 /// Returns the first call and the second call's shell event.
-fn then_ok(hostile: &str) -> ((bashrt_core::exec::Execution, String), ShellEvent) {
+fn then_ok(hostile: &str) -> ((bashrt_core::Execution, String), ShellEvent) {
     let pool = ShellPool::default();
     let first = in_shell(&pool, Some("s"), hostile);
     let (next, output) = in_shell(&pool, Some("s"), "echo ok");

@@ -1,14 +1,10 @@
 //! Long-lived shells keep state: what one call defines is there in the next call of the same
 //! key, and only there; commands run at the shell's top level; the cwd follows the call's mode.
 
-mod support;
-
 use std::path::Path;
 
-use bashrt_core::exec::{CwdMode, ExecError, Executor, Flow, ShellEvent};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::{CancelToken, Outcome};
-use support::*;
+use crate::support::*;
+use bashrt_core::{CancelToken, CwdMode, ExecError, Executor, Flow, Outcome, ShellEvent, ShellPool};
 
 const OK: Outcome = Outcome::Exited { code: 0 };
 

@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use bashrt_core::artifact::{AllocateError, ArtifactAllocator, ArtifactId, NewArtifact};
-use bashrt_core::sink::{OutputSink, SinkConfig, SinkOutput, Spill, DEFAULT_MAX_BYTES};
+use bashrt_core::{
+    AllocateError, ArtifactAllocator, ArtifactId, NewArtifact, OutputSink, SinkConfig, SinkOutput, Spill,
+    DEFAULT_MAX_BYTES,
+};
 use proptest::prelude::*;
 
 /// What the allocator hands out.

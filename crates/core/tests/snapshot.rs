@@ -1,15 +1,13 @@
 //! Shell snapshot against a real `.bashrc` in a fake HOME, loaded by a real interactive bash.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use bashrt_core::exec::ShellEvent;
-use bashrt_core::shell::snapshot::{capture, SnapshotError};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::Outcome;
+use bashrt_core::testing::{capture_snapshot, SnapshotError};
+use bashrt_core::{Outcome, ShellEvent, ShellPool};
+
+use crate::support;
 
 const BASHRC: &str = r#"
 alias ll='echo LL'
@@ -42,7 +40,7 @@ fn bash_with(snapshot: &Path, script: &str) -> String {
 fn snapshot_has_what_an_interactive_shell_sees() {
     let home = fake_home();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     // Past the `[[ $- != *i* ]] && return` guard: only an interactive read of .bashrc gets there.
     assert_eq!(bash_with(&out, "after_guard"), "guarded\n");
     // A function calling a `_helper` works: helpers are kept.
@@ -71,7 +69,7 @@ fn wrappers_of_the_builtins_the_runner_calls_stay_out_of_the_shells() {
               exec() { builtin exec \"$@\"; }\neval() { builtin eval \"$@\"; }\nkept() { echo kept; }\n";
     std::fs::write(home.path().join(".bashrc"), rc).unwrap();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     for name in ["builtin", "command"] {
         let note = format!("function {name}: shadows a builtin the shell's loop uses");
         assert!(snap.skipped.contains(&note), "{note} in {:?}", snap.skipped);
@@ -97,7 +95,7 @@ fn a_hanging_rc_times_out_instead_of_hanging_the_call() {
     let rc = "trap ': > \"$HOME/hung-up\"; exit' HUP\nsleep 100\n: > \"$HOME/read-on\"\n";
     std::fs::write(home.path().join(".bashrc"), rc).unwrap();
     let out = home.path().join("snap.sh");
-    let err = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(1), None).unwrap_err();
+    let err = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(1), None).unwrap_err();
     assert!(matches!(err, SnapshotError::TimedOut(_)), "{err}");
     assert!(!out.exists());
     assert!(home.path().join("hung-up").exists(), "the interactive shell got no SIGHUP");
@@ -116,7 +114,7 @@ fn an_rc_with_thousands_of_definitions_is_captured_whole_within_the_deadline() {
     }
     std::fs::write(home.path().join(".bashrc"), rc).unwrap();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, bashrt_core::shell::snapshot::CAPTURE_TIMEOUT, None)
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, bashrt_core::testing::CAPTURE_TIMEOUT, None)
         .unwrap();
     assert_eq!((snap.functions, snap.aliases), (7_000, 7_000), "{:?}", snap.skipped);
     assert_eq!(bash_with(&out, "fn_6999 x\nal_0"), "f6999 x\na0\n");
@@ -130,7 +128,7 @@ fn what_the_rc_prints_loses_no_definition() {
     let rc = "printf 'Welcome'; printf 'warning' >&2\nfirst() { echo first; }\nalias second='echo second'\n";
     std::fs::write(home.path().join(".bashrc"), rc).unwrap();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     assert_eq!((snap.functions, snap.aliases), (1, 1), "{snap:?}");
     assert_eq!(bash_with(&out, "first\nsecond"), "first\nsecond\n");
 }
@@ -139,7 +137,7 @@ fn what_the_rc_prints_loses_no_definition() {
 fn no_rc_gives_an_empty_but_valid_snapshot() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     assert_eq!(snap.functions, 0);
     assert_eq!(bash_with(&out, "echo ok"), "ok\n");
 }
@@ -151,14 +149,20 @@ fn the_names_file_is_removed_and_a_capture_that_cannot_use_it_fails() {
     let home = fake_home();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("snap.sh");
-    capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left, ["snap.sh"]);
 
     // The rc takes the file's name away: the lists cannot be written.
     std::fs::write(home.path().join(".bashrc"), "greet() { echo hi; }\nunset __bashrt_names\n").unwrap();
-    let err = capture(Path::new("/bin/bash"), home.path(), &dir.path().join("two.sh"), Duration::from_secs(10), None)
-        .unwrap_err();
+    let err = capture_snapshot(
+        Path::new("/bin/bash"),
+        home.path(),
+        &dir.path().join("two.sh"),
+        Duration::from_secs(10),
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(&err, SnapshotError::Failed(text) if text.contains("printed no snapshot")), "{err:?}");
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left, ["snap.sh"]);
@@ -171,11 +175,11 @@ fn an_rc_that_sets_errexit_is_captured() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("snap.sh");
     std::fs::write(home.path().join(".bashrc"), "set -e\n").unwrap();
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     assert_eq!((snap.functions, snap.aliases), (0, 0));
     std::fs::write(home.path().join(".bashrc"), "set -e\nalias hello='echo hello'\nsay() { echo \"say $1\"; }\n")
         .unwrap();
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     assert_eq!((snap.functions, snap.aliases), (1, 1));
     assert_eq!(bash_with(&out, "hello\nsay it"), "hello\nsay it\n");
 }
@@ -190,8 +194,13 @@ fn capture_child() {
     let Some(out) = std::env::var_os(CHILD_OUT) else { return };
     let out = Path::new(&out);
     let home = std::env::var_os("HOME").unwrap();
-    let result =
-        capture(Path::new("/bin/bash"), Path::new(&home), &out.with_extension("sh"), Duration::from_secs(10), None);
+    let result = capture_snapshot(
+        Path::new("/bin/bash"),
+        Path::new(&home),
+        &out.with_extension("sh"),
+        Duration::from_secs(10),
+        None,
+    );
     std::fs::write(out, format!("{:?}", result.map(|s| s.aliases))).unwrap();
 }
 
@@ -207,7 +216,8 @@ fn capture_from_a_terminals_background_job() {
     let result = home.path().join("result");
     let exe = std::env::current_exe().unwrap();
     // `set -m`: the job gets a process group of its own, not the terminal's foreground one.
-    let job = format!("set -m; '{}' --exact capture_child --nocapture --test-threads=1 & wait", exe.display());
+    let child = support::test_name(module_path!(), "capture_child");
+    let job = format!("set -m; '{}' --exact {child} --nocapture --test-threads=1 & wait", exe.display());
     let status = Command::new("script")
         .args(["-qec", &format!("bash -c \"{job}\""), "/dev/null"])
         .env("HOME", home.path())
@@ -227,7 +237,7 @@ fn a_snapshot_sets_no_option_but_extglob_globstar_and_expand_aliases() {
     let more = "set -o vi -o histexpand -o noclobber -o nounset; shopt -s nullglob dotglob failglob\n";
     std::fs::write(&rc, format!("{more}{BASHRC}")).unwrap();
     let out = home.path().join("snap.sh");
-    let snap = capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
+    let snap = capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(10), None).unwrap();
     let options = "shopt -p; set +o; echo \"$-\"";
     let with: Vec<String> = bash_with(&snap.path, options).lines().map(str::to_string).collect();
     let plain = Command::new("bash").args(["--noprofile", "--norc", "-c", options]).output().unwrap();
@@ -248,7 +258,7 @@ fn a_capture_whose_shell_is_killed_is_interrupted_not_failed() {
     let out = home.path().join("snap.sh");
     std::thread::scope(|scope| {
         let capturing =
-            scope.spawn(|| capture(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(60), None));
+            scope.spawn(|| capture_snapshot(Path::new("/bin/bash"), home.path(), &out, Duration::from_secs(60), None));
         let pid: i32 = std::fs::read_to_string(&fifo).unwrap().trim().parse().unwrap();
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL).unwrap();
         match capturing.join().unwrap() {

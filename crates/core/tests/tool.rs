@@ -3,10 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use bashrt_core::result::ToolResult;
-use bashrt_core::settings::Settings;
-use bashrt_core::tool::{BashParams, CallContext, UPDATE_INTERVAL};
-use bashrt_core::{CancelToken, Runtime};
+use bashrt_core::{BashParams, CallContext, CancelToken, Runtime, Settings, ToolResult, UPDATE_INTERVAL};
 
 fn run(command: &str, cwd: &Path, on_update: &mut dyn FnMut(&str)) -> ToolResult {
     let tool = Runtime::builder(Settings::default()).no_state_dir().build().tool();

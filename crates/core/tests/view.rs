@@ -1,9 +1,8 @@
 //! What a model may read: `model_view` and `format_size`, through the public API.
 
-use bashrt_core::view::{
-    describe_binary_tail, format_size, model_view, model_view_detailed, View, ViewOptions, DEFAULT_MAX_LINE_CHARS,
-    DESCRIBED_CHARS,
-};
+use bashrt_core::{format_size, model_view, View, ViewOptions, DEFAULT_MAX_LINE_CHARS};
+
+use bashrt_core::testing::{describe_binary_tail, model_view_detailed, DESCRIBED_CHARS};
 use proptest::prelude::*;
 
 fn text(bytes: impl AsRef<[u8]>) -> String {

@@ -8,18 +8,15 @@
 
 use std::sync::Arc;
 
-use bashrt_core::read_arguments;
-use bashrt_core::result::ToolResult;
-use bashrt_core::tool::CallContext;
-use bashrt_core::CancelToken;
+use bashrt_core::{read_arguments, CallContext, CancelToken, ToolResult};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;
 
-use crate::handler::State;
 use crate::progress::Progress;
 use crate::shape::ResultShape;
+use crate::state::State;
 
 /// Runs one `bash` call to its end.
 pub async fn bash(

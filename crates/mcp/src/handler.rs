@@ -3,11 +3,9 @@
 //! `resources/read`. Each request runs on its own task, so calls are concurrent.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use bashrt_core::artifact::{read_window, ArtifactDir, ReadError, WindowRequest};
-use bashrt_core::{AgentSession, BashTool};
+use bashrt_core::{read_window, ArtifactDir, ReadError, WindowRequest};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
@@ -18,9 +16,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::call;
-use crate::calls::Calls;
-use crate::resources::{self, Commands, ResourceError};
-use crate::shape::ResultShape;
+use crate::resources::{self, ResourceError};
+use crate::state::State;
 use crate::tools::{read_limit, ReadOutputDetails, ReadOutputParams, BASH_TOOL, READ_OUTPUT_TOOL};
 
 /// The protocol versions this server speaks (older ones included, for older clients).
@@ -30,24 +27,6 @@ const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
 ];
-
-/// What every request of a connection shares.
-pub struct State {
-    pub tool: BashTool,
-    pub cwd: PathBuf,
-    pub tool_names: Vec<String>,
-    /// The connection's session: it holds the artifacts against the state directory's budget while
-    /// the connection lasts. `None` without a state directory, and once the server ended.
-    pub session: std::sync::Mutex<Option<AgentSession>>,
-    /// The session is this connection's alone: it is removed at the end if it kept nothing.
-    pub session_per_connection: bool,
-    pub artifacts: Option<ArtifactDir>,
-    pub calls: Arc<Calls>,
-    pub commands: Commands,
-    pub tools: Vec<Tool>,
-    /// How results are shaped for this client.
-    pub shape: ResultShape,
-}
 
 #[derive(Clone)]
 pub struct Handler {
@@ -197,7 +176,7 @@ impl Handler {
         if details.truncated {
             text.push_str(&format!(
                 "\n\n[Cut at {} — read the rest with a narrower window: lines or grep]",
-                bashrt_core::view::format_size(limit as u64)
+                bashrt_core::format_size(limit as u64)
             ));
         } else if text.is_empty() {
             text = "(no lines in this window)".to_string();
@@ -206,7 +185,7 @@ impl Handler {
         let notices = notes.notices();
         if !notices.is_empty() {
             // An argument a model may have meant as a window (`offset`, `pattern`) did not narrow it.
-            bashrt_core::result::append_notices(&mut text, &notices);
+            bashrt_core::append_notices(&mut text, &notices);
         }
         shape.result(text, false, serde_json::to_value(&details).ok())
     }

@@ -16,11 +16,11 @@
 //! client never reads stdout again ([`OUTPUT_GRACE`]) — and the runtime's reaper kills them even if
 //! the server is SIGKILLed.
 //!
-//! Inside: `handler` answers the protocol's requests, `tools` declares the tools, `call` runs a `bash`
-//! call, `progress` turns live output into progress notifications, `resources` serves artifacts,
-//! `calls` tracks running calls for shutdown, `pipes` is the transport on stdin/stdout (it notices a
-//! client that went away), `lines` decodes a line of input or answers it, `pending` counts the
-//! answers owed, and `client_config` prints the setup snippet of each client.
+//! Inside: `handler` answers the protocol's requests, `state` is what they share, `tools` declares the
+//! tools, `call` runs a `bash` call, `progress` turns live output into progress notifications,
+//! `resources` serves artifacts, `calls` tracks running calls for shutdown, `pipes` is the transport
+//! on stdin/stdout (it notices a client that went away), `lines` decodes a line of input or answers
+//! it, `pending` counts the answers owed, and `client_config` prints the setup snippet of each client.
 
 #![warn(missing_docs)]
 
@@ -35,6 +35,7 @@ mod progress;
 mod resources;
 mod server;
 mod shape;
+mod state;
 mod tools;
 
 pub use calls::MAX_RUNNING;
@@ -48,12 +49,13 @@ pub use server::{Ending, ServeError, Server, ServerConfig, ShutdownHandle};
 pub use shape::{ResultShape, DETAILS_META};
 pub use tools::{BASH_TOOL, READ_OUTPUT_TOOL};
 
-/// For the fuzz target `mcp_lines` (`fuzz/`) only: not an API.
-#[doc(hidden)]
-pub mod fuzzing {
+/// The input decoder's promises, for the fuzz target `mcp_lines` (`fuzz/`); compiled only with the
+/// `testing` feature. Not an API: nothing here is promised to stay.
+#[cfg(feature = "testing")]
+pub mod testing {
     /// Decodes `line` as the server reads a line of its input and asserts the decoder's promises
     /// (see `lines`): panics when one is broken.
-    pub fn line(line: &[u8]) {
+    pub fn check_line(line: &[u8]) {
         crate::lines::check(line);
     }
 }

@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use bashrt_core::view::{model_view, View, ViewOptions};
+use bashrt_core::{model_view, View, ViewOptions};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::Notify;

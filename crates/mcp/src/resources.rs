@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::sync::Mutex;
 
-use bashrt_core::artifact::{read_window, ArtifactDir, ArtifactError, ReadError, WindowRequest, MAX_READ_BYTES};
+use bashrt_core::{read_window, ArtifactDir, ArtifactError, ReadError, WindowRequest, MAX_READ_BYTES};
 use rmcp::model::{MetaObject, Resource, ResourceContents, ResourceTemplate};
 use serde_json::Value;
 

@@ -6,17 +6,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bashrt_core::session::SessionName;
-use bashrt_core::Runtime;
+use bashrt_core::{Runtime, SessionName};
 use rmcp::service::QuitReason;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::calls::Calls;
-use crate::handler::{Handler, State};
+use crate::handler::Handler;
 use crate::pipes::Stdio;
 use crate::resources::Commands;
 use crate::shape::ResultShape;
+use crate::state::State;
 
 /// How the server is set up.
 pub struct ServerConfig {

@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use bashrt_core::settings::Settings;
-use bashrt_core::view::format_size;
+use bashrt_core::{format_size, Settings};
 use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -60,7 +59,7 @@ impl ReadOutputParams {
                 ))
             }
         };
-        let count = |name: &str| bashrt_core::arguments::read_count_field(arguments, name).map_err(|e| e.to_string());
+        let count = |name: &str| bashrt_core::read_count_field(arguments, name).map_err(|e| e.to_string());
         let text = |name: &str| match arguments.get(name) {
             None | Some(Value::Null) => Ok(None),
             // One line, as a number or a string holding one: `12` is `12-12`.
@@ -167,9 +166,9 @@ instead of running the command again. `head`/`tail` limit the lines shown; a tra
 Result: the last line says how the command ended when it failed (`Command exited with code N`, a \
 signal, `[Command timed out after N seconds]`; timeout in seconds, default {timeout}, at most 3600).",
     );
-    let mut tool = Tool::new(BASH_TOOL, description, object(bashrt_core::tool::params_schema()))
+    let mut tool = Tool::new(BASH_TOOL, description, object(bashrt_core::params_schema()))
         .with_title("Bash")
-        .with_raw_output_schema(object(portable(bashrt_core::tool::details_schema())));
+        .with_raw_output_schema(object(portable(bashrt_core::details_schema())));
     tool.annotations = Some(ToolAnnotations::new().read_only(false).destructive(true).open_world(true));
     tool.meta = Some(tool_meta(result_chars(settings)));
     tool
@@ -178,7 +177,7 @@ signal, `[Command timed out after N seconds]`; timeout in seconds, default {time
 /// The most one `read_output` answer carries: what a command's view may show, so that it fits what
 /// the client passes to its model.
 pub fn read_limit(settings: &Settings) -> usize {
-    settings.max_output_bytes.min(bashrt_core::artifact::MAX_READ_BYTES)
+    settings.max_output_bytes.min(bashrt_core::MAX_READ_BYTES)
 }
 
 fn read_output_tool(settings: &Settings) -> Tool {
@@ -207,7 +206,7 @@ fn schema_of<T: JsonSchema>(serialize: bool) -> Value {
 /// `schema` as every client takes it (no number formats a validator warns about; see
 /// [`bashrt_core::schema`]), without the Rust type's name as its title.
 fn portable(schema: Value) -> Value {
-    let mut schema = bashrt_core::schema::portable(schema);
+    let mut schema = bashrt_core::portable_schema(schema);
     if let Value::Object(map) = &mut schema {
         map.remove("title");
     }
@@ -244,7 +243,7 @@ mod tests {
     #[test]
     fn the_bash_input_schema_is_the_cli_schema() {
         let tools = list(&Settings::default(), &ResultShape::default());
-        assert_eq!(Value::Object((*tools[0].input_schema).clone()), bashrt_core::tool::params_schema());
+        assert_eq!(Value::Object((*tools[0].input_schema).clone()), bashrt_core::params_schema());
     }
 
     #[test]

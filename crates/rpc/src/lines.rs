@@ -18,8 +18,11 @@ const READ_CHUNK: usize = 64 * 1024;
 pub enum Frame {
     /// A line without its newline.
     Line(Vec<u8>),
-    /// A line over the limit, discarded; `bytes` is its length without the newline.
-    TooLong { bytes: u64 },
+    /// A line over the limit, discarded.
+    TooLong {
+        /// Its length without the newline.
+        bytes: u64,
+    },
 }
 
 /// Splits a byte stream into [`Frame`]s.
@@ -29,6 +32,7 @@ pub struct LineReader<R> {
 }
 
 impl<R: Read> LineReader<R> {
+    /// Frames `inner`, with lines of at most `max` bytes.
     pub fn new(inner: R, max: usize) -> Self {
         Self { inner: BufReader::with_capacity(READ_CHUNK, inner), max }
     }

@@ -205,7 +205,7 @@ impl LatestText {
     }
 }
 
-pub(crate) use bashrt_core::sink::complete_utf8_len as complete_prefix_len;
+pub(crate) use bashrt_core::complete_utf8_len as complete_prefix_len;
 
 #[cfg(test)]
 mod tests {

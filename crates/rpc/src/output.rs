@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use bashrt_core::result::ToolResult;
+use bashrt_core::ToolResult;
 use serde::Serialize;
 use serde_json::Value;
 

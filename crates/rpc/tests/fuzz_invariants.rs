@@ -1,8 +1,8 @@
 //! The RPC decoder fuzz target's invariants (see `fuzz/`), as proptests in the normal suite.
 
-mod invariants;
-
 use proptest::prelude::*;
+
+use crate::invariants;
 
 /// Request-ish lines: JSON objects with and without the fields that matter, broken JSON, raw bytes.
 fn input() -> impl Strategy<Value = Vec<u8>> {

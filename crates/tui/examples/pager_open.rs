@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use bashrt_tui::pager::doc::{Document, Source};
+use bashrt_tui::testing::{Document, Source};
 
 const SCREEN: usize = 40;
 

@@ -6,11 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
-use bashrt_core::artifact::ArtifactDir;
-use bashrt_core::exec::pty::PtyControl;
-use bashrt_core::tool::{BashParams, BashTool};
-use bashrt_core::view::format_size;
-use bashrt_core::{AgentSession, CancelToken};
+use bashrt_core::{format_size, AgentSession, ArtifactDir, BashParams, BashTool, CancelToken, PtyControl};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::console::{console_size, Console, ConsoleAction, Screen};

@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use bashrt_core::exec::pty::{PtyControl, PtySize};
+use bashrt_core::{PtyControl, PtySize};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Modifier, Style};
@@ -81,11 +81,6 @@ impl Screen {
     fn application_cursor(&self) -> bool {
         self.parser().screen().application_cursor()
     }
-
-    /// The screen's text, rows joined by newlines (for tests and diagnostics).
-    pub fn contents(&self) -> String {
-        self.parser().screen().contents()
-    }
 }
 
 /// Replies to the queries in `bytes` that end at or after `fresh` (the bytes before it were seen with
@@ -139,10 +134,6 @@ pub struct Console {
 impl Console {
     pub fn new(title: String, screen: Arc<Screen>, control: PtyControl) -> Self {
         Self { title, screen, control, pending: Vec::new() }
-    }
-
-    pub fn screen(&self) -> &Arc<Screen> {
-        &self.screen
     }
 
     pub fn key(&mut self, key: &KeyEvent) -> ConsoleAction {

@@ -4,8 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bashrt_core::result::ToolResult;
-use bashrt_core::BashResult;
+use bashrt_core::{BashResult, ToolResult};
 
 use crate::live::LiveTail;
 
@@ -21,28 +20,38 @@ pub enum Kind {
 /// Where the command is.
 #[derive(Debug, Clone)]
 pub enum State {
+    /// Not finished yet.
     Running {
+        /// When it started.
         started: Instant,
     },
+    /// A tool call's result.
     Tool(Box<ToolResult>),
+    /// A session command's result.
     Bang(Box<BashResult>),
     /// The command's thread failed (a bug in bashrt, not in the command).
     Failed(String),
 }
 
+/// One command of the transcript: what ran, its live output, and how it ended.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// A tool call or a session command.
     pub kind: Kind,
+    /// The command as typed.
     pub command: String,
     /// For a tool call: its `cwd`, shown when it is not the directory the UI started in.
     pub cwd: Option<String>,
+    /// The last lines of its output, as it arrives.
     pub live: LiveTail,
+    /// Where the command is.
     pub state: State,
     /// The directory of this entry's artifacts, to page the full output.
     pub artifacts: Option<PathBuf>,
 }
 
 impl Entry {
+    /// A command that starts now.
     pub fn new(kind: Kind, command: &str, cwd: Option<String>, artifacts: Option<PathBuf>) -> Self {
         Self {
             kind,
@@ -54,6 +63,7 @@ impl Entry {
         }
     }
 
+    /// The command has not finished.
     pub fn is_running(&self) -> bool {
         matches!(self.state, State::Running { .. })
     }
@@ -65,7 +75,7 @@ impl Entry {
             State::Bang(r) => r.artifact_id,
             State::Running { .. } | State::Failed(_) => None,
         }?;
-        let dir = bashrt_core::artifact::ArtifactDir::new(self.artifacts.clone()?);
+        let dir = bashrt_core::ArtifactDir::new(self.artifacts.clone()?);
         dir.resolve(&id.url()).ok().map(|(_, path)| path)
     }
 

@@ -7,16 +7,18 @@
 //! bounded live tails); every way out — Ctrl-D, `exit`, an error, a panic, SIGTERM, SIGHUP — restores
 //! the terminal and ends every process the UI started.
 
-pub mod app;
-pub mod console;
-pub mod entry;
-pub mod input;
-pub mod keys;
-pub mod live;
-pub mod pager;
-pub mod render;
-pub mod text;
-pub mod worker;
+#![warn(missing_docs)]
+
+mod app;
+mod console;
+mod entry;
+mod input;
+mod keys;
+mod live;
+mod pager;
+mod render;
+mod text;
+mod worker;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -25,9 +27,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bashrt_core::exec::pty::PtyControl;
-use bashrt_core::session::SessionName;
-use bashrt_core::Runtime;
+use bashrt_core::{PtyControl, Runtime, SessionName};
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
     self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
@@ -42,14 +42,14 @@ use worker::Done;
 
 /// Frames while something moves: fast enough to look live, slow enough that a flood of output
 /// costs a bounded amount of drawing.
-pub const FRAME: Duration = Duration::from_millis(16);
+pub(crate) const FRAME: Duration = Duration::from_millis(16);
 /// How long the loop sleeps when nothing moves (a spinner still turns at this pace).
 const IDLE: Duration = Duration::from_millis(500);
 /// Time the processes of the UI get to exit on SIGTERM before SIGKILL, when the UI quits.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(200);
 
 /// Everything the loop reacts to, from the terminal, the commands' threads and signals.
-pub enum AppEvent {
+pub(crate) enum AppEvent {
     Term(Event),
     TermError(String),
     PtyStarted { id: u64, control: PtyControl },
@@ -59,8 +59,11 @@ pub enum AppEvent {
 
 /// How the UI starts.
 pub struct Options {
+    /// The runtime every command of the UI runs on.
     pub runtime: Arc<Runtime>,
+    /// The session of `!cmd` commands.
     pub session: SessionName,
+    /// Where commands start (and what a tool call's `cwd` is resolved against).
     pub cwd: PathBuf,
     /// The tools a model would have (interception suggests only these).
     pub tool_names: Vec<String>,
@@ -68,11 +71,15 @@ pub struct Options {
 
 /// Why the UI could not run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TuiError {
+    /// stdin or stdout is not a terminal.
     #[error("the terminal UI needs a terminal (stdin and stdout must be a tty)")]
     NotATerminal,
+    /// Setting up, drawing or reading the terminal failed.
     #[error("terminal: {0}")]
     Terminal(#[from] io::Error),
+    /// The UI ended on an error of its own.
     #[error("{0}")]
     Failed(String),
 }
@@ -270,4 +277,16 @@ fn restore() {
     let _ = execute!(out, DisableBracketedPaste, LeaveAlternateScreen, cursor::Show);
     let _ = terminal::disable_raw_mode();
     let _ = out.flush();
+}
+
+/// What this crate's screen tests draw (`tests/render.rs`) and the pager's measurement opens
+/// (`examples/pager_open.rs`), compiled only with the `testing` feature.
+/// Not an API: nothing here is promised to stay.
+#[cfg(feature = "testing")]
+pub mod testing {
+    pub use crate::app::open_pager;
+    pub use crate::entry::{Entry, Kind, State};
+    pub use crate::pager::doc::{Document, Source};
+    pub use crate::pager::Pager;
+    pub use crate::render::entry_lines;
 }

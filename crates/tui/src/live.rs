@@ -33,7 +33,6 @@ pub struct TailSnapshot {
     /// The last lines, oldest first; the last may be unterminated (still being written).
     pub lines: Vec<TailLine>,
     pub total_lines: u64,
-    pub total_bytes: u64,
 }
 
 #[derive(Debug, Default)]
@@ -42,7 +41,6 @@ struct Inner {
     /// The line being written (no `\n` yet).
     current: TailLine,
     newlines: u64,
-    total_bytes: u64,
     capture: Option<Vec<u8>>,
     /// Buffers of dropped lines, for the next ones.
     spare: Vec<Vec<u8>>,
@@ -86,7 +84,6 @@ impl LiveTail {
         // Only the last KEEP_LINES lines of the chunk can survive: skip the rest without looking at it.
         let cut = if newlines > KEEP_LINES { memchr::memrchr_iter(b'\n', chunk).nth(KEEP_LINES) } else { None };
         let mut inner = self.lock();
-        inner.total_bytes += chunk.len() as u64;
         inner.newlines += newlines as u64;
         let fits = inner.capture.as_ref().is_some_and(|c| c.len() + chunk.len() <= CAPTURE_BYTES);
         if fits {
@@ -174,7 +171,7 @@ fn copy(inner: &Inner, n: usize) -> TailSnapshot {
         lines.push(inner.current.clone());
     }
     let total_lines = inner.newlines + u64::from(partial);
-    TailSnapshot { lines, total_lines, total_bytes: inner.total_bytes }
+    TailSnapshot { lines, total_lines }
 }
 
 #[cfg(test)]
@@ -193,7 +190,6 @@ mod tests {
         let lines: Vec<&[u8]> = snap.lines.iter().map(|l| l.bytes.as_slice()).collect();
         assert_eq!(lines, [b"999".as_slice(), b"1000", b"partial"]);
         assert_eq!(snap.total_lines, 1001);
-        assert_eq!(snap.total_bytes, text.len() as u64 + 7);
         assert!(tail.captured().is_some_and(|c| c.ends_with(b"1000\npartial")));
     }
 

@@ -8,11 +8,10 @@ use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
-use bashrt_core::artifact::ArtifactDir;
-use bashrt_core::exec::pty::{PtyControl, PtySize, ToolUi};
-use bashrt_core::result::ToolResult;
-use bashrt_core::tool::{BashParams, BashTool, CallContext};
-use bashrt_core::{AgentSession, BashOptions, BashResult, CancelToken};
+use bashrt_core::{
+    AgentSession, ArtifactDir, BashOptions, BashParams, BashResult, BashTool, CallContext, CancelToken, PtyControl,
+    PtySize, ToolResult, ToolUi,
+};
 
 use crate::console::Screen;
 use crate::live::LiveTail;

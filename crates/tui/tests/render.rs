@@ -5,13 +5,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bashrt_core::exec::pty::{PtyControl, PtySize, ToolUi};
-use bashrt_core::settings::Settings;
-use bashrt_core::tool::{BashParams, CallContext};
-use bashrt_core::{BashOptions, CancelToken, Runtime, SessionName};
-use bashrt_tui::app::open_pager;
-use bashrt_tui::entry::{Entry, Kind, State};
-use bashrt_tui::render::entry_lines;
+use bashrt_core::{
+    BashOptions, BashParams, CallContext, CancelToken, PtyControl, PtySize, Runtime, SessionName, Settings, ToolUi,
+};
+use bashrt_tui::testing::{entry_lines, open_pager, Entry, Kind, Pager, State};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::widgets::Paragraph;
@@ -166,7 +163,7 @@ fn tool_call_expanded_reads_the_full_output_from_the_artifact() {
     let entry = f.tool("seq 1 100000", None, None, None);
     let mut pager = open_pager(&entry).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, 6)).unwrap();
-    let mut draw = |pager: &mut bashrt_tui::pager::Pager| {
+    let mut draw = |pager: &mut Pager| {
         terminal.draw(|frame| pager.draw(frame, frame.area())).unwrap();
         pager.after_draw();
         rows(terminal.backend())

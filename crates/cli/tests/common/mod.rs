@@ -1,12 +1,33 @@
-//! Helpers for driving the real `bashrt` binary against real bash.
-#![allow(dead_code)]
+//! Helpers for driving the real `bashrt` binary against real bash, shared by the areas of the test
+//! binary (`crate::common`).
 
 pub mod npm;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+
+/// The switch of the slow tests: they run when it is `1` (`.ci/run` and the README's test command set
+/// it), and otherwise say that they were skipped, why, and how to run them.
+pub const SLOW_TESTS: &str = "BASHRT_SLOW_TESTS";
+
+/// Whether a slow test runs (`BASHRT_SLOW_TESTS=1`); `why` says what makes it slow. A slow test starts
+/// with `if !common::slow("…") { return; }`. A test skipped here still counts as passed for libtest,
+/// so this says so where it is seen: on the terminal, past libtest's capture of the test's output
+/// (which shows it only for a failure), with the test's name and the way to run it.
+#[must_use]
+pub fn slow(why: &str) -> bool {
+    if std::env::var_os(SLOW_TESTS).is_some_and(|v| v == "1") {
+        return true;
+    }
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a slow test");
+    // `std::io::stderr()` itself, not `eprintln!`: libtest captures only the print macros.
+    let _ = writeln!(std::io::stderr().lock(), "skipped {test}: slow ({why}); {SLOW_TESTS}=1 runs it");
+    false
+}
 
 /// An isolated environment: its own state dir, config dir and working directory.
 pub struct Env {

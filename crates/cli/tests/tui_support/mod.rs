@@ -2,10 +2,10 @@
 //! status line), a plain bash in the pane that starts bashrt, `send-keys` to type and `capture-pane` to
 //! read the screen. Every wait polls the screen until a condition holds, under one generous deadline
 //! that fails the test with the screen it last saw.
-#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
@@ -250,7 +250,9 @@ pub fn pids_of(cmdline: &str) -> Vec<i32> {
     pids
 }
 
-/// A `sleep` nobody else runs: `sleep 100.<unique>`.
-pub fn unique_sleep(tag: u32) -> String {
-    format!("sleep 100.{}{tag}", std::process::id())
+/// A `sleep` nobody else runs: `sleep 100.<pid><n>`, with `n` counted across the test binary (its
+/// areas run side by side in one process), both of fixed width so that no two are alike.
+pub fn unique_sleep() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!("sleep 100.{:07}{:04}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }

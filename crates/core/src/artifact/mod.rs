@@ -306,5 +306,5 @@ pub mod window;
 pub(crate) mod writer;
 pub use read::{read_window, ArtifactContent, ReadError, WindowRequest, MAX_READ_BYTES};
 pub use summary::{ArtifactSize, ArtifactSummary, IdRange, MAX_RANGES as SUMMARY_RANGES, NEWEST as SUMMARY_NEWEST};
-pub use window::{write_window, write_window_from, Window, GREP_LINE_CAP};
-pub use writer::{ArtifactBudget, Kept};
+pub use window::{write_window_from, Window, GREP_LINE_CAP};
+pub use writer::ArtifactBudget;

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::{write_window_from, ArtifactDir, ArtifactError, ArtifactId, Window};
-use crate::sink::complete_utf8_len;
+use crate::utf8::complete_utf8_len;
 
 /// The most content bytes one answer carries by default.
 pub const MAX_READ_BYTES: usize = 1024 * 1024;

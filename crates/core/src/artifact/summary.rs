@@ -68,8 +68,9 @@ pub(super) fn ranges(ids: &[ArtifactId]) -> Vec<IdRange> {
 }
 
 impl ArtifactDir {
-    /// The summary of the artifacts here (see the module docs); none when the directory does not
-    /// exist or cannot be read. An artifact that vanishes while it is read is left out of `newest`.
+    /// The summary of the artifacts here, of a size that does not grow with them: at most
+    /// [`MAX_RANGES`] ranges and [`NEWEST`] sizes; only what [`ArtifactDir::open`] would serve counts.
+    /// Empty when the directory does not exist or cannot be read. An artifact that vanishes while it is read is left out of `newest`.
     pub fn summary(&self) -> ArtifactSummary {
         let Ok(entries) = std::fs::read_dir(self.path()) else { return ArtifactSummary::default() };
         let mut ids: Vec<ArtifactId> = entries

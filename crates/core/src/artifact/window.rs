@@ -6,7 +6,6 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::Path;
 
 /// Which part of an artifact to read. Line numbers are 1-based and inclusive.
 #[derive(Debug, Clone)]
@@ -34,12 +33,8 @@ pub const GREP_LINE_CAP: usize = 1024 * 1024;
 
 const BLOCK: usize = 64 * 1024;
 
-/// Writes the window of the artifact at `path` to `out`; returns the number of lines written.
-pub fn write_window(path: &Path, window: &Window, out: &mut dyn Write) -> io::Result<u64> {
-    write_window_from(crate::private_dir::open_regular(path)?, window, out)
-}
-
-/// [`write_window`] from an open file (read from its start), e.g. one opened without following links.
+/// Writes the window of the artifact open in `file` (read from its start; open it without following
+/// links) to `out`; returns the number of lines written.
 /// Memory stays bounded whatever the file: lines are streamed, never held whole, except a grep
 /// window's current line, held up to [`GREP_LINE_CAP`].
 pub fn write_window_from(mut file: File, window: &Window, out: &mut dyn Write) -> io::Result<u64> {
@@ -202,7 +197,8 @@ mod tests {
         let path = dir.path().join("1.bash.log");
         std::fs::write(&path, content).unwrap();
         let mut out = Vec::new();
-        let lines = write_window(&path, &window, &mut out).unwrap();
+        let file = crate::private_dir::open_regular(&path).unwrap();
+        let lines = write_window_from(file, &window, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(lines as usize, text.lines().count(), "line count of {text:?}");
         text

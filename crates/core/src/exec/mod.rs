@@ -56,7 +56,7 @@ pub const LATE_OUTPUT_MAX: Duration = Duration::from_secs(1);
 pub struct ExecRequest {
     /// The shell binary; it runs `<shell> -c <script>` (or `<shell> <file>` for very large scripts).
     pub shell: PathBuf,
-    /// The text the shell runs; see [`compose`] for building it from a command.
+    /// The text the shell runs; see [`compose`](crate::compose) for building it from a command.
     pub script: String,
     /// Where the command runs; with [`CwdMode::Persist`], where a session starts. Must exist.
     pub cwd: PathBuf,
@@ -73,7 +73,7 @@ pub struct ExecRequest {
     /// A file a long-lived shell sources once when it starts (aliases, functions, options of the
     /// user's rc); part of the [`ShellKey`](crate::shell::ShellKey).
     pub snapshot: Option<PathBuf>,
-    /// The configured command prefix. `script` already contains it ([`compose`]); it is here because
+    /// The configured command prefix. `script` already contains it ([`compose`](crate::compose)); it is here because
     /// shells are keyed by it, as the reference does.
     pub prefix: Option<String>,
     /// The script is the producer of a pipeline whose last stage (`| head`, `| tail`) the runtime
@@ -200,6 +200,7 @@ pub struct Execution {
 
 /// Which shell ran a command: where its variables, functions and cwd came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ShellEvent {
     /// A new long-lived shell: the first call of its key.
     Started,
@@ -227,6 +228,7 @@ pub enum ShellEvent {
 
 /// Why the previous long-lived shell of a key is gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReplaceReason {
     /// It exited (`exit`, `set -e`, `exec` of a program that ended).
     Exited {
@@ -302,6 +304,7 @@ impl fmt::Display for ReplaceReason {
 /// What a fresh shell started beside a busy long-lived one took of that shell's state (variables,
 /// functions, aliases, options), captured when it was last idle.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Carry {
     /// All of it, as it was when the busy shell's current command started.
     All,
@@ -349,6 +352,7 @@ impl fmt::Display for Carry {
 
 /// Why a command ran in a one-shot shell rather than a long-lived one.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OneShotReason {
     /// The executor keeps no shells ([`OneShotExecutor`]).
     NotPooled,
@@ -455,6 +459,12 @@ pub enum ExecError {
 }
 
 /// Runs scripts. Implementations block for the whole execution and are shared between threads.
+///
+/// Promises an implementation keeps (the runtime's own executors do): stdin is /dev/null; stdout and
+/// stderr arrive merged, byte-exact (or stdout apart, when the request asks and the executor can,
+/// see [`OutputConsumer::stdout_split`]); once the command is done the call returns as soon as the
+/// output has been quiet for a moment (150 ms, at most 1 s), whoever else still holds the pipe; on
+/// deadline or cancel the whole process tree is killed (TERM, grace, KILL) before the call returns.
 pub trait Executor: Send + Sync {
     /// Errors only when the command could not be started or watched; a command that timed out,
     /// was cancelled, or failed is an `Ok` with the matching [`Outcome`].

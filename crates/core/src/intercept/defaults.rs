@@ -3,7 +3,7 @@
 //! type, one literal replacement in one file, a plain write of literal text). They are ordinary
 //! settings data; `bashrt intercept --rules` prints them in the settings format.
 
-use super::{Form, Rule, Stdin, Stdout};
+use super::{Form, FormStdin, FormStdout, Rule};
 
 const EDIT_SUFFIX: &str = "It provides diff preview and fuzzy matching.";
 
@@ -134,9 +134,9 @@ pub fn default_rules() -> Vec<Rule> {
             "Use the `write` tool instead of echo/cat redirection. It handles encoding and provides confirmation."
                 .to_owned(),
             vec![
-                Form { stdout: Stdout::File, ..form(&["echo"], &["-n", "-e", "-E"], &[], &["ANY*"]) },
-                Form { stdout: Stdout::File, ..form(&["printf"], &[], &[], &["ANY+"]) },
-                Form { stdin: Stdin::Text, stdout: Stdout::File, ..form(&["cat"], &[], &[], &[]) },
+                Form { stdout: FormStdout::File, ..form(&["echo"], &["-n", "-e", "-E"], &[], &["ANY*"]) },
+                Form { stdout: FormStdout::File, ..form(&["printf"], &[], &[], &["ANY+"]) },
+                Form { stdin: FormStdin::Text, stdout: FormStdout::File, ..form(&["cat"], &[], &[], &[]) },
             ],
         ),
     ]

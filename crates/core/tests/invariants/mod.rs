@@ -8,16 +8,12 @@
 use std::fs;
 use std::io::Write;
 
-use bashrt_core::artifact::{
-    read_window, write_window_from, AllocateError, ArtifactAllocator, ArtifactDir, ArtifactError, ArtifactId,
-    DirAllocator, NewArtifact, ReadError, Window, WindowRequest,
+use bashrt_core::testing::{excerpt_of, head_share, Excerpt, LINE_CAP};
+use bashrt_core::{
+    complete_utf8_len, default_rules, normalize_bash_command, read_window, text_view, write_window_from, AllocateError,
+    ArtifactAllocator, ArtifactDir, ArtifactError, ArtifactId, DirAllocator, Form, Interceptor, NewArtifact,
+    OutputSink, ReadError, Rule, SignatureSet, SinkConfig, Spill, ViewOptions, Window, WindowRequest,
 };
-use bashrt_core::intercept::{default_rules, Form, Interceptor, Rule};
-use bashrt_core::normalize::normalize_bash_command;
-use bashrt_core::scan::{head_share, Excerpt, LINE_CAP};
-use bashrt_core::signatures::SignatureSet;
-use bashrt_core::sink::{complete_utf8_len, OutputSink, SinkConfig, Spill};
-use bashrt_core::view::{text_view, ViewOptions};
 
 /// Lines as the sink and the windows count them: a line ends with `\n`, and a final unterminated piece
 /// counts as one.
@@ -226,12 +222,12 @@ pub fn sink(stream: &[u8], cuts: &[usize], case: SinkCase) {
     let whole = whole.finish();
     assert_eq!((out.tail(), out.head(), out.total_bytes()), (whole.tail(), whole.head(), whole.total_bytes()));
 
-    if let Some(excerpt) = out.excerpt() {
+    if let Some(excerpt) = excerpt_of(&out) {
         error_index(stream, max_bytes, excerpt);
         // A chunk of 4 KiB or more without a blank or colon is taken for data and not searched, so
         // only shorter streams must give the same index however they were cut.
         if stream.len() < 4096 {
-            assert!(Some(excerpt) == whole.excerpt(), "the error index depends on the chunking");
+            assert!(Some(excerpt) == excerpt_of(&whole), "the error index depends on the chunking");
         }
     }
 

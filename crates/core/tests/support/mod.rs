@@ -1,13 +1,10 @@
-//! Helpers shared by the `exec_*` and `shell_*` integration tests (included with `mod support;`; no
-//! tests of its own).
-#![allow(dead_code)]
+//! Helpers shared by the `exec_*` and `shell_*` areas of the test binary (`crate::support`; no tests
+//! of its own).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bashrt_core::exec::{CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor};
-use bashrt_core::shell::ShellPool;
-use bashrt_core::CancelToken;
+use bashrt_core::{CancelToken, CwdMode, ExecRequest, Execution, Executor, Flow, OneShotExecutor, ShellPool};
 
 pub const BASH: &str = "/bin/bash";
 /// Long enough never to fire in a test that expects the command to end by itself.
@@ -92,10 +89,6 @@ impl Fifo {
         Self { _dir: dir, path }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Shell-quoted path, for use inside a script.
     pub fn arg(&self) -> String {
         format!("'{}'", self.path.display())
@@ -171,4 +164,14 @@ pub fn session_pids(sid: i32) -> std::collections::HashSet<i32> {
 pub fn still_hopping(sid: i32, scans: usize) -> bool {
     let first = session_pids(sid);
     (0..scans).any(|_| session_pids(sid).difference(&first).next().is_some())
+}
+
+/// The name libtest gives the test function `name` of the module whose `module_path!()` is `module`:
+/// the module's path in the test binary without the crate, then the function (`shell_lifecycle::f`).
+/// For a test that runs itself again, alone, in a process of its own (`--exact`).
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, path)) => format!("{path}::{name}"),
+        None => name.to_string(),
+    }
 }

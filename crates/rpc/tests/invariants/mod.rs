@@ -5,8 +5,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use bashrt_rpc::lines::{Frame, LineReader};
-use bashrt_rpc::request::{parse, RequestError};
+use bashrt_rpc::testing::{parse, Frame, LineReader, RequestError};
 use serde_json::Value;
 
 /// A reader that hands out the input in the given pieces, with an `EINTR` before each one.

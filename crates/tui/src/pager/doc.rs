@@ -21,11 +21,14 @@ const BLOCK: usize = 1024 * 1024;
 /// Where the bytes are.
 #[derive(Debug, Clone)]
 pub enum Source {
+    /// An open file (an artifact).
     File(Arc<File>),
+    /// Bytes in memory (an output that was not spilled).
     Memory(Arc<[u8]>),
 }
 
 impl Source {
+    /// The file at `path`, opened without following links and refused unless regular.
     pub fn open(path: &Path) -> io::Result<Self> {
         // Never through a link, never a FIFO planted in the artifact's place (it would hang the UI).
         Ok(Self::File(Arc::new(bashrt_core::open_regular(path)?)))
@@ -151,10 +154,6 @@ impl Reader {
     pub fn progress(&self) -> Progress {
         let s = lock(&self.state);
         Progress { rows: s.rows, lines: s.logical, scanned: s.scanned, len: self.len, done: s.done }
-    }
-
-    pub fn error(&self) -> Option<String> {
-        lock(&self.state).error.clone()
     }
 
     /// Rows `first..first + count` (fewer at the end). Reads from the nearest checkpoint before `first`.

@@ -112,10 +112,6 @@ impl Pager {
         })
     }
 
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
     /// A search pattern is being typed (keys go to it).
     pub fn is_prompting(&self) -> bool {
         self.prompt.is_some()
@@ -143,6 +139,7 @@ impl Pager {
             || self.search.as_ref().is_some_and(|s| *lock(&s.state) == Found::Searching)
     }
 
+    /// What `key` does: scrolls, searches, or asks to close the pager.
     pub fn handle(&mut self, key: &KeyEvent) -> PagerAction {
         if let Some(prompt) = &mut self.prompt {
             match key.code {

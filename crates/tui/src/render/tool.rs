@@ -6,9 +6,7 @@
 
 use std::time::Instant;
 
-use bashrt_core::result::{Failure, ToolResult, TruncatedBy};
-use bashrt_core::view::format_size;
-use bashrt_core::Outcome;
+use bashrt_core::{format_size, Failure, Outcome, ToolResult, TruncatedBy};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 

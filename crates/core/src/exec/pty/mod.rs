@@ -29,7 +29,7 @@ use crate::outcome::Outcome;
 use crate::process::tree;
 use crate::settings::{Settings, VirtualTerminal};
 use sanitize::Sanitizer;
-pub use session::{PtyControl, PtyError, PtySize, PTY_TERM};
+pub use session::{PtyControl, PtyError, PtySize};
 use session::{PtySession, ReadResult};
 
 /// Setting this environment variable to `1` turns the PTY path off whatever the settings say.
@@ -48,7 +48,7 @@ pub fn selected(settings: &Settings) -> bool {
     selected_by(settings, std::env::var_os(NO_PTY_ENV).as_deref())
 }
 
-/// [`selected`] with the value of `PI_NO_PTY` given rather than read from the environment.
+/// `selected` with the value of `PI_NO_PTY` given rather than read from the environment.
 pub fn selected_by(settings: &Settings, no_pty: Option<&std::ffi::OsStr>) -> bool {
     settings.virtual_terminal == VirtualTerminal::On && no_pty.is_none_or(|v| v != "1")
 }

@@ -1,0 +1,119 @@
+//! The end of a tool result: after the output, one notice per line in the contract's order (a replaced
+//! shell, the arguments' notices, a timeout clamp, output left open, a missing snapshot, background
+//! processes, and last how the command ended), and the details that say the same as data.
+
+use super::output::{shape_output, RunReport};
+use super::{Details, Failure, Meta, TextContent, ToolResult};
+use crate::exec::{OneShotReason, ShellEvent};
+use crate::outcome::Outcome;
+
+/// The last notice of a command that timed out: `[Command timed out after 1 second]`, `… 2 seconds]`.
+pub(crate) fn timed_out_notice(secs: f64) -> String {
+    let unit = if secs == 1.0 { "second" } else { "seconds" };
+    format!("[Command timed out after {secs} {unit}]")
+}
+
+/// Appends notices after one blank line; the output's own final newline is not doubled.
+pub fn append_notices(text: &mut String, notices: &[String]) {
+    if notices.is_empty() {
+        return;
+    }
+    while text.ends_with('\n') {
+        text.pop();
+    }
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&notices.join("\n"));
+}
+
+/// The full tool result of a command that ran.
+pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> ToolResult {
+    let shaped = shape_output(&report);
+    let mut text = shaped.body;
+    if text.is_empty() && !shaped.binary {
+        text = "(no output)".to_string();
+    }
+    let mut notices = shaped.notices;
+    match &report.shell {
+        ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
+        ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
+        ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried } } => notices.extend(carried.notice()),
+        _ => {}
+    }
+    notices.extend(details.argument_notices.iter().cloned());
+    if report.timeout.clamped {
+        notices.push(format!(
+            "[Timeout clamped to {}s (requested {}s)]",
+            report.timeout.applied_secs, report.timeout.requested_secs
+        ));
+    }
+    if report.output_left_open {
+        notices.push(
+            "[Background processes still held the output when the call returned: what they print later is not shown]"
+                .to_string(),
+        );
+    }
+    if let Some(problem) = &report.snapshot_problem {
+        notices.push(format!("[This shell has none of the user's aliases and functions: {problem}]"));
+    }
+    if report.background > 0 {
+        let n = report.background;
+        let s = if n == 1 { "" } else { "es" };
+        notices.push(if report.background_stopped {
+            format!("[Stopped {n} background process{s} the command left running: nothing outlives this call]")
+        } else {
+            format!("[{n} background process{s} still running]")
+        });
+    }
+    let failure = match report.outcome {
+        Outcome::Exited { code: 0 } => None,
+        Outcome::Exited { code } => {
+            notices.push(format!("Command exited with code {code}"));
+            Some(Failure::Error)
+        }
+        Outcome::Signalled { signal } => {
+            notices.push(format!(
+                "Command failed: missing exit status (killed by {})",
+                crate::outcome::signal_name(signal)
+            ));
+            Some(Failure::Error)
+        }
+        Outcome::TimedOut => {
+            notices.push(timed_out_notice(report.timeout.applied_secs));
+            Some(Failure::Error)
+        }
+        Outcome::Cancelled => {
+            notices.push("[Command cancelled]".to_string());
+            Some(Failure::Abort)
+        }
+        Outcome::Error => {
+            notices.push("Command failed: missing exit status".to_string());
+            Some(Failure::Error)
+        }
+    };
+    append_notices(&mut text, &notices);
+
+    details.failure = failure;
+    details.outcome = Some(report.outcome);
+    details.exit_code = report.outcome.exit_code();
+    details.signal = report.outcome.signal_name();
+    details.timed_out = report.outcome == Outcome::TimedOut;
+    details.cancelled = matches!(report.outcome, Outcome::TimedOut | Outcome::Cancelled);
+    details.duration_ms = report.duration_ms;
+    details.cwd = Some(report.cwd.display().to_string());
+    details.timeout = Some(report.timeout);
+    details.timeout_ms = Some(report.timeout.applied_ms());
+    details.background_processes = report.background;
+    details.output_left_open = report.output_left_open;
+    details.meta = shaped.truncation.map(|truncation| Meta { truncation });
+    details.artifact_error = shaped.artifact_error;
+    details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);
+    ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }
+}
+
+/// A call that never ran (blocked, bad cwd, bad arguments, shell missing): an error result with `text`.
+pub fn refused(text: String, mut details: Details) -> ToolResult {
+    details.failure = Some(Failure::Refused);
+    ToolResult { is_error: true, content: vec![TextContent { kind: "text", text }], details }
+}
