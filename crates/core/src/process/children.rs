@@ -220,10 +220,11 @@ mod tests {
         // children spawned after it.
         adopt_orphans().unwrap();
         assert!(adopting());
-        // A shell that leaves an orphan (reading the pipe this test holds) and exits with 7.
-        let (read, write) = nix::unistd::pipe().unwrap();
+        // A shell that leaves an orphan (reading the pipe this test holds: a background job reads
+        // /dev/null unless told otherwise) and exits with 7.
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
         let mut command = Command::new("bash");
-        command.args(["-c", "sh -c 'read x' & exit 7"]).stdin(Stdio::from(read)).stdout(Stdio::null());
+        command.args(["-c", "sh -c 'read x' <&0 & exit 7"]).stdin(Stdio::from(read)).stdout(Stdio::null());
         let child = super::super::spawn::spawn_marked(command, None).unwrap();
         let pid = Pid::from_raw(child.id() as i32);
         drop(child);
