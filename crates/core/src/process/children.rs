@@ -221,27 +221,31 @@ mod tests {
         adopt_orphans().unwrap();
         assert!(adopting());
         // A shell that leaves an orphan (reading the pipe this test holds: a background job reads
-        // /dev/null unless told otherwise) and exits with 7.
+        // /dev/null unless told otherwise; telling its pid on another) and exits with 7.
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+        let (told, tell) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
         let mut command = Command::new("bash");
-        command.args(["-c", "sh -c 'read x' <&0 & exit 7"]).stdin(Stdio::from(read)).stdout(Stdio::null());
-        let child = super::super::spawn::spawn_marked(command, None).unwrap();
+        command.args(["-c", "sh -c 'echo $$; read x' <&0 & exit 7"]).stdin(Stdio::from(read)).stdout(Stdio::from(tell));
+        let owner = lock_for_spawn();
+        let child = command.spawn().unwrap();
         let pid = Pid::from_raw(child.id() as i32);
+        owner.register(pid);
+        drop(command);
         drop(child);
         assert_eq!(wait(pid).unwrap(), Outcome::Exited { code: 7 });
-        // The orphan came back to this process, and the table holds it.
-        let own = std::process::id() as i32;
-        let orphan = super::super::procfs::processes()
-            .unwrap()
-            .into_iter()
-            .find(|e| e.ppid == own && e.alive)
-            .expect("the orphan is a child of this process");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(std::fs::File::from(told)), &mut line).unwrap();
+        let orphan: i32 = line.trim().parse().unwrap();
+        // The orphan came back to this process.
+        let stat = std::fs::read_to_string(format!("/proc/{orphan}/stat")).unwrap();
+        let ppid: u32 = stat[stat.rfind(')').unwrap() + 2..].split(' ').nth(1).unwrap().parse().unwrap();
+        assert_eq!(ppid, std::process::id(), "the orphan is a child of this process");
         drop(write);
         // It exits on EOF; a zombie keeps its /proc entry until this process reaps it.
         let gone = (0..12_000).any(|_| {
             std::thread::sleep(std::time::Duration::from_millis(5));
-            std::fs::metadata(format!("/proc/{}", orphan.pid)).is_err()
+            std::fs::metadata(format!("/proc/{orphan}")).is_err()
         });
-        assert!(gone, "the orphan {} was not reaped", orphan.pid);
+        assert!(gone, "the orphan {orphan} was not reaped");
     }
 }
