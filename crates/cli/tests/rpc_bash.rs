@@ -204,3 +204,33 @@ fn settings_flags_apply_to_the_server() {
     assert!(data["outputBytes"].as_u64().unwrap() <= 1024, "{data}");
     assert_eq!(rpc.finish(), 0);
 }
+
+/// A server started with SIGINT ignored — what a non-interactive shell does to a job it starts with
+/// `&`, so an agent launched from a script — still interrupts a timed-out command and keeps its shell
+/// and the shell's state: bash cannot undo a signal ignored when it started, so its shells are started
+/// with SIGINT and SIGQUIT back at their defaults.
+#[test]
+fn a_server_started_with_sigint_ignored_still_interrupts_and_keeps_its_shell() {
+    use std::os::unix::process::CommandExt;
+    let env = Env::new();
+    let mut rpc = env.rpc_with(&[], &[], |cmd| {
+        // SAFETY: `signal` is async-signal-safe and touches no memory of the parent's.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    });
+    rpc.send(json!({"id":"1","type":"bash","command":"export KEPT=yes"}));
+    assert_eq!(rpc.response("1")["success"], true);
+    // A loop of builtins: only an interrupt of the shell itself ends it without ending the shell.
+    rpc.send(json!({"id":"2","type":"bash","command":"while :; do :; done","timeout":1}));
+    let data = rpc.response("2")["data"].clone();
+    assert_eq!(data["timedOut"], true, "{data}");
+    rpc.send(json!({"id":"3","type":"bash","command":"echo $KEPT"}));
+    let data = rpc.response("3")["data"].clone();
+    assert_eq!(data["output"], "yes\n", "{data}");
+    assert_ne!(data["shell"], "started a new shell", "{data}");
+    assert_eq!(rpc.finish(), 0);
+}

@@ -401,3 +401,39 @@ fn shells_die_with_the_process_that_owns_the_pool() {
     assert_eq!(ready, 1, "the shell outlived the process that owned the pool");
     assert!(!is_alive(shell));
 }
+
+/// Set in the child that `a_process_started_with_sigint_ignored_still_interrupts_its_shells` starts.
+const SIGINT_IGNORED: &str = "BASHRT_TEST_SIGINT_IGNORED";
+
+/// A process started with SIGINT ignored — what a non-interactive shell does to a job it starts with
+/// `&` — still interrupts a busy shell and keeps it: bash cannot undo a signal ignored when it
+/// started, so the pool starts its shells with SIGINT and SIGQUIT back at their defaults.
+#[test]
+fn a_process_started_with_sigint_ignored_still_interrupts_its_shells() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+    const NAME: &str = "a_process_started_with_sigint_ignored_still_interrupts_its_shells";
+    if std::env::var_os(SIGINT_IGNORED).is_some() {
+        let pool = ShellPool::default();
+        let shell = first_pid(&in_shell(&pool, None, "v=kept; echo $$").1);
+        let mut req = shell_request(None, "while :; do :; done");
+        req.timeout = ONE_SECOND;
+        assert_eq!(run_on(&pool, &req).0.outcome, Outcome::TimedOut);
+        let (next, output) = in_shell(&pool, None, "echo $$ $v");
+        assert_eq!((next.shell, output), (ShellEvent::Reused, format!("{shell} kept\n")));
+        return;
+    }
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", &test_name(module_path!(), NAME), "--nocapture", "--test-threads=1"]);
+    command.env(SIGINT_IGNORED, "1");
+    // SAFETY: `signal` is async-signal-safe and touches no memory of the parent's.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("1 passed"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -148,6 +148,11 @@ const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(120);
 impl Env {
     /// `bashrt rpc <args..>` in `work()`, with `PIDS`/`GATE` style variables from `vars`.
     pub fn rpc(&self, args: &[&str], vars: &[(&str, &Path)]) -> Rpc {
+        self.rpc_with(args, vars, |_| {})
+    }
+
+    /// [`Env::rpc`], the command adjusted first by `adjust` (how the server is started).
+    pub fn rpc_with(&self, args: &[&str], vars: &[(&str, &Path)], adjust: impl FnOnce(&mut Command)) -> Rpc {
         use std::io::{BufRead, Read};
         use std::process::Stdio;
         let mut cmd = self.cmd();
@@ -155,6 +160,7 @@ impl Env {
         for (name, value) in vars {
             cmd.env(name, value);
         }
+        adjust(&mut cmd);
         let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();

@@ -50,6 +50,14 @@ use crate::process::procfs::{self, ProcEntry};
 use crate::process::spawn::{self, SpawnError};
 use crate::process::{pidfd, tree};
 
+mod background;
+mod pipes;
+mod start;
+mod wait;
+
+use background::alive;
+use pipes::{OutputSlots, RunnerPipe};
+
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// the runner's files, and its redirections save copies at fd 10 and up.
 const MIN_OPEN_FILES: u64 = 16;
@@ -143,80 +151,6 @@ impl KillHandle {
     }
 }
 
-/// A pipe the shell opens by path (`/proc/<our pid>/fd/<read end>`), both ends held here.
-struct RunnerPipe {
-    read: OwnedFd,
-    write: OwnedFd,
-}
-
-impl RunnerPipe {
-    fn new() -> io::Result<Self> {
-        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
-        Ok(Self { read, write })
-    }
-
-    fn path(&self) -> String {
-        format!("/proc/{}/fd/{}", std::process::id(), self.read.as_raw_fd())
-    }
-
-    fn queued(&self) -> usize {
-        bytes_available(self.read.as_fd()).unwrap_or(0)
-    }
-}
-
-/// Two descriptor numbers fixed for the shell's life, at which each call's output pipes (the output,
-/// and stdout when the call splits it off) are put while the call runs: the runner opens the same
-/// two paths every call. A path with nothing of the call's record in it costs bash less to expand
-/// than one built from the header, and nothing written into the call pipe can reach a path. Between
-/// calls both hold `/dev/null`, so the numbers are never free for another file to take, and the
-/// output pipe's write end is held only while its call runs (the reader sees the end of the
-/// output once the shell and what it started close theirs).
-struct OutputSlots {
-    output: OwnedFd,
-    stdout: OwnedFd,
-    /// `/dev/null`, write-only: what the slots hold between calls.
-    null: OwnedFd,
-    /// Whether `stdout` holds a call's pipe.
-    stdout_lent: bool,
-}
-
-impl OutputSlots {
-    fn new() -> io::Result<Self> {
-        let null: OwnedFd = std::fs::OpenOptions::new().write(true).open("/dev/null")?.into();
-        Ok(Self { output: null.try_clone()?, stdout: null.try_clone()?, null, stdout_lent: false })
-    }
-
-    fn paths(&self) -> (String, String) {
-        let pid = std::process::id();
-        (format!("/proc/{pid}/fd/{}", self.output.as_raw_fd()), format!("/proc/{pid}/fd/{}", self.stdout.as_raw_fd()))
-    }
-
-    /// Puts a call's pipes (write ends) in the slots, close-on-exec like every descriptor of the
-    /// runtime's: no child spawned meanwhile (another session's shell) inherits them.
-    fn lend(&mut self, output: &OwnedFd, stdout: Option<&OwnedFd>) -> io::Result<()> {
-        nix::unistd::dup3(output, &mut self.output, OFlag::O_CLOEXEC)?;
-        if let Some(stdout) = stdout {
-            nix::unistd::dup3(stdout, &mut self.stdout, OFlag::O_CLOEXEC)?;
-            self.stdout_lent = true;
-        }
-        Ok(())
-    }
-
-    /// Puts `/dev/null` back: the runtime no longer holds the call's pipes.
-    fn vacate(&mut self) {
-        // `dup3` onto a descriptor this value owns fails only for a bad descriptor, which an
-        // `OwnedFd` is not; a slot left as it was would only keep a pipe open.
-        if let Err(error) = nix::unistd::dup3(&self.null, &mut self.output, OFlag::O_CLOEXEC) {
-            tracing::debug!(%error, "output slot kept the call's pipe");
-        }
-        if std::mem::take(&mut self.stdout_lent) {
-            if let Err(error) = nix::unistd::dup3(&self.null, &mut self.stdout, OFlag::O_CLOEXEC) {
-                tracing::debug!(%error, "stdout slot kept the call's pipe");
-            }
-        }
-    }
-}
-
 pub(crate) struct PersistentShell {
     pid: Pid,
     /// The shell's `$0` (its file name), the first word of its messages.
@@ -263,94 +197,6 @@ enum End {
 }
 
 impl PersistentShell {
-    /// Spawns `<shell> --noprofile --norc` (from the pool thread, see there) reading the runner, and
-    /// runs the start-up call: the snapshot, then `shopt -s expand_aliases`. Honours the call's
-    /// deadline and cancel.
-    pub(crate) fn start(
-        spec: &ShellSpec<'_>,
-        thread: &PoolThread,
-        cancel: &CancelToken,
-        deadline: Option<Instant>,
-    ) -> Result<Self, StartError> {
-        let setup = |e: io::Error| StartError::Exec(ExecError::Setup(e));
-        let calls_pipe = RunnerPipe::new().map_err(setup)?;
-        let reports = RunnerPipe::new().map_err(setup)?;
-        let command = MemFile::new("bashrt-command").map_err(setup)?;
-        let slots = OutputSlots::new().map_err(setup)?;
-        let nonce = RandomState::new().hash_one((std::process::id(), Instant::now(), calls_pipe.read.as_raw_fd()));
-        let tag = protocol::runner_tag(nonce);
-        let (call_path, report_path) = (calls_pipe.path(), reports.path());
-        let (output_path, stdout_path) = slots.paths();
-        let paths = RunnerPaths {
-            call: &call_path,
-            command: command.path(),
-            report: &report_path,
-            output: &output_path,
-            stdout: &stdout_path,
-        };
-        let runner = protocol::runner(&tag, &paths);
-        // The runner starts by reporting on a call before the first: this first secret lets it.
-        nix::unistd::write(&calls_pipe.write, secret(nonce, 0).as_bytes()).map_err(|e| setup(e.into()))?;
-        let (script_read, script_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| setup(e.into()))?;
-        // The runner is one line of about 800 bytes: it fits the pipe, so writing never waits. The
-        // write end is closed at once: if the runner ever ends, the shell reads EOF and exits.
-        let mut script_write = std::fs::File::from(script_write);
-        script_write.write_all(&runner).map_err(setup)?;
-        drop(script_write);
-
-        let child = thread
-            .spawn(spawn_fn(spec, script_read))
-            .map_err(|source| StartError::Exec(spawn_error(spec.shell, spec.cwd, source)))?;
-        // Reaping goes through the exit watch, by pid; the `Child` holds no pipes.
-        let (pid, exit) = spawn::watch(child).map_err(setup)?;
-        let killer = pidfd::open(pid.as_raw()).ok().map(|fd| KillHandle(Arc::new(fd)));
-        let mut shell = Self {
-            pid,
-            name: spec.shell.file_name().map_or_else(|| "bash".into(), |n| n.to_string_lossy().into_owned()),
-            exit,
-            killer,
-            calls_pipe,
-            reports,
-            report_buf: Vec::new(),
-            command,
-            slots,
-            record: Vec::new(),
-            nonce,
-            died_on_interrupt: false,
-            calls: 0,
-            secret: String::new(),
-            pwd: None,
-            last_job: Vec::new(),
-            background: Vec::new(),
-            background_fds: Vec::new(),
-            walked_at: Instant::now(),
-            children: std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok(),
-            children_buf: Vec::new(),
-        };
-
-        let init = protocol::init_script(spec.snapshot);
-        let mut discard = |_: &[u8]| Flow::Continue;
-        let call = Call { script: &init, cd: None, kill_grace: Duration::ZERO, split_stdout: false };
-        let report = shell.run(&call, &mut discard, cancel, deadline, thread).map_err(StartError::Exec)?;
-        match (report.result, report.retire) {
-            (CallResult::Ran { outcome: Outcome::Exited { .. }, .. }, None) => Ok(shell),
-            (CallResult::Ran { outcome: outcome @ (Outcome::TimedOut | Outcome::Cancelled), .. }, _) => {
-                Err(StartError::Interrupted(outcome))
-            }
-            (CallResult::Ran { outcome, .. }, retire) => Err(StartError::Protocol(match retire {
-                Some(ReplaceReason::FileLimit { limit }) => format!("its open-file limit ({limit}) is too low"),
-                Some(reason @ (ReplaceReason::Stopped | ReplaceReason::Unresponsive)) => {
-                    format!("it stopped answering while sourcing its start-up files ({reason})")
-                }
-                _ => format!("it ended while sourcing its start-up files ({outcome:?})"),
-            })),
-            (_, _) => Err(StartError::Protocol(format!(
-                "it could not open the files it is given as {} (is /proc mounted and readable?)",
-                shell.command.path()
-            ))),
-        }
-    }
-
     /// The two characters that name this shell's runner variables ([`protocol::runner_tag`]).
     pub(crate) fn runner_tag(&self) -> String {
         protocol::runner_tag(self.nonce)
@@ -565,125 +411,6 @@ impl PersistentShell {
         }
     }
 
-    /// Waits for the report, the shell's death, the deadline or the cancel, checking every [`TICK`]
-    /// that the shell still answers.
-    fn wait(
-        &mut self,
-        output: &mut [OutputReader],
-        out: &mut dyn OutputConsumer,
-        cancel: &CancelToken,
-        deadline: Option<Instant>,
-    ) -> Result<End, ExecError> {
-        let mut waiting_ticks = 0;
-        loop {
-            let tick = Instant::now() + TICK;
-            let until = deadline.map_or(tick, |d| d.min(tick));
-            let done = [self.exit.fd(), self.reports.read.as_fd()];
-            let ending = watch_outputs(output, &done, cancel, Some(until), out)?;
-            match ending {
-                Ending::Done => {
-                    if let Some(report) = self.take_report() {
-                        return Ok(End::Report(report));
-                    }
-                    if pidfd::has_exited(self.exit.fd()) {
-                        return Ok(End::Died);
-                    }
-                    // Forged or partial records: go on.
-                }
-                Ending::DeadlineReached if deadline.is_some_and(|d| Instant::now() >= d) => {
-                    return Ok(End::Killed(Outcome::TimedOut));
-                }
-                Ending::DeadlineReached => {
-                    if is_stopped(self.pid) {
-                        return Ok(End::Broken(ReplaceReason::Stopped));
-                    }
-                    // The secret is read only after the command ended, right before the report: a
-                    // shell that consumed it and sent no report in two ticks never will.
-                    if self.calls_pipe.queued() == 0 {
-                        waiting_ticks += 1;
-                        if waiting_ticks >= 2 {
-                            return Ok(match self.take_report() {
-                                Some(report) => End::Report(report),
-                                None => End::Broken(ReplaceReason::Unresponsive),
-                            });
-                        }
-                    }
-                }
-                Ending::Cancelled => return Ok(End::Killed(Outcome::Cancelled)),
-            }
-        }
-    }
-
-    /// After a deadline or cancel, what Ctrl-C does at a prompt: SIGINT to the shell (its runner traps
-    /// it and returns to the top of its loop) and to the command's processes; what is left of them
-    /// after [`INTERRUPT_WAIT`] (and what the command put in the background) is killed, `grace`
-    /// between TERM and KILL. Returns the report when the shell came back in time; otherwise kills
-    /// the shell too.
-    fn interrupt(
-        &mut self,
-        output: &mut [OutputReader],
-        out: &mut dyn OutputConsumer,
-        grace: Duration,
-    ) -> Result<Option<Report>, ExecError> {
-        // The shell first: bash runs the trap once its foreground child is gone, before it would
-        // start the command's next step. Not once the secret is read: the command is over, and the
-        // trap would send the runner back to read it again.
-        if self.calls_pipe.queued() > 0 {
-            let _ = nix::sys::signal::kill(self.pid, Signal::SIGINT);
-        }
-        let spare = self.background.clone();
-        let mut sigint = tree::Interrupt::start(self.pid, self.pid, &spare);
-        let never = CancelToken::new().map_err(ExecError::Setup)?;
-        let until = Instant::now() + INTERRUPT_WAIT;
-        let mut report = None;
-        while report.is_none() && Instant::now() < until && !pidfd::has_exited(self.exit.fd()) {
-            report = self.wait_for_report(output, out, &never, until.min(Instant::now() + INTERRUPT_ROUND))?;
-            if report.is_none() {
-                sigint.again();
-            }
-        }
-        tree::terminate_descendants(self.pid, self.pid, grace, &self.background);
-        if report.is_none() {
-            report = self.wait_for_report(output, out, &never, Instant::now() + grace.max(COME_BACK_MIN))?;
-        }
-        if report.is_none() {
-            // Ended by itself (the call says so), or still there and killed now.
-            self.died_on_interrupt = pidfd::has_exited(self.exit.fd());
-            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
-            self.exit.reap()?;
-        }
-        Ok(report)
-    }
-
-    /// The report, if it comes before `until` and the shell neither dies nor stops.
-    fn wait_for_report(
-        &mut self,
-        output: &mut [OutputReader],
-        out: &mut dyn OutputConsumer,
-        never: &CancelToken,
-        until: Instant,
-    ) -> Result<Option<Report>, ExecError> {
-        loop {
-            if let Some(report) = self.take_report() {
-                return Ok(Some(report));
-            }
-            if pidfd::has_exited(self.exit.fd()) || Instant::now() >= until || is_stopped(self.pid) {
-                return Ok(None);
-            }
-            let done = [self.exit.fd(), self.reports.read.as_fd()];
-            watch_outputs(output, &done, never, Some(until), out)?;
-        }
-    }
-
-    /// Kills the shell and what the current call started, sparing earlier calls' background.
-    fn kill_call_tree(&mut self) {
-        if !self.exit.is_reaped() {
-            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
-            let _ = self.exit.reap();
-        }
-        self.background = alive(&self.background);
-    }
-
     /// Reads the report pipe and returns this call's report if it is there.
     fn take_report(&mut self) -> Option<Report> {
         self.read_reports();
@@ -759,78 +486,6 @@ impl PersistentShell {
         drop(self);
     }
 
-    /// Lists what the shell's tree runs besides the shell (see [`tree::background`]).
-    fn walk_background(&mut self) {
-        self.background = tree::background(self.pid);
-        self.background_fds = self.background.iter().filter_map(|e| pidfd::open(e.pid).ok()).collect();
-        self.walked_at = Instant::now();
-    }
-
-    /// True when the last walk is recent and every process it found is still running: one `poll`.
-    fn background_unchanged(&mut self) -> bool {
-        if self.has_unknown_child() {
-            return false;
-        }
-        if self.background.is_empty() {
-            return true;
-        }
-        if self.walked_at.elapsed() > BACKGROUND_FRESH || self.background_fds.len() != self.background.len() {
-            return false;
-        }
-        let mut fds: Vec<PollFd<'_>> =
-            self.background_fds.iter().map(|fd| PollFd::new(fd.as_fd(), PollFlags::POLLIN)).collect();
-        matches!(nix::poll::poll(&mut fds, PollTimeout::ZERO), Ok(0))
-    }
-
-    /// Whether the shell has a child the last walk did not list: an orphan it adopted (`setsid -f`
-    /// with its output elsewhere, no `$!`) shows here, and must be spared by the next call's kill
-    /// and counted. A `pread` of a few bytes; false when the file cannot be read.
-    fn has_unknown_child(&mut self) -> bool {
-        use std::os::unix::fs::FileExt;
-        let Some(file) = &self.children else { return false };
-        self.children_buf.resize(4096, 0);
-        let mut len = 0;
-        loop {
-            match file.read_at(&mut self.children_buf[len..], len as u64) {
-                Ok(0) => break,
-                Ok(n) => {
-                    len += n;
-                    if len == self.children_buf.len() {
-                        let grown = self.children_buf.len() * 2;
-                        self.children_buf.resize(grown, 0);
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
-        }
-        let background = &self.background;
-        self.children_buf[..len]
-            .split(|b| b.is_ascii_whitespace())
-            .filter_map(|word| std::str::from_utf8(word).ok()?.parse::<i32>().ok())
-            .any(|pid| !background.iter().any(|e| e.pid == pid))
-    }
-
-    fn count(&self) -> u32 {
-        u32::try_from(self.background.len()).unwrap_or(u32::MAX)
-    }
-
-    /// Closes the call's pipe, or hands it to the drainer if background processes still write to it.
-    /// True when handed over.
-    fn release(&self, outputs: &mut Vec<OutputReader>, thread: &PoolThread) -> bool {
-        let mut held = false;
-        for output in outputs.drain(..) {
-            if !output.has_writers() {
-                continue;
-            }
-            if let Some(fd) = output.into_fd() {
-                thread.drain(fd);
-                held = true;
-            }
-        }
-        held
-    }
-
     /// The shell could not run the command: kill it (sparing its background) and say why, its death
     /// if it died on its own.
     fn kill_not_started(&mut self) -> Result<CallReport, ExecError> {
@@ -887,15 +542,6 @@ fn replace_reason(outcome: Outcome) -> ReplaceReason {
     }
 }
 
-/// The entries that are still the same live processes.
-fn alive(entries: &[ProcEntry]) -> Vec<ProcEntry> {
-    entries
-        .iter()
-        .filter(|e| procfs::stat(e.pid).is_some_and(|now| now.alive && now.start_time == e.start_time))
-        .copied()
-        .collect()
-}
-
 /// Whether two paths name the same directory (device and inode).
 fn same_dir(a: impl AsRef<Path>, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
@@ -914,58 +560,4 @@ fn is_stopped(pid: Pid) -> bool {
     let line = &buf[..n];
     let Some(close) = line.iter().rposition(|&b| b == b')') else { return false };
     line.get(close + 2) == Some(&b'T')
-}
-
-/// The closure the pool thread runs to start a shell: `bash --noprofile --norc` reading its runner
-/// from `script`, named as bash names itself (`$0` is the shell's file name, so messages read
-/// `bash: line 1: …` as under `bash -c`), in a session of its own (no controlling terminal, so
-/// nothing it runs can be stopped by the terminal or read from it) and killed by the kernel if the
-/// pool thread (and so the process) ends before it.
-fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> super::pool_thread::SpawnFn {
-    let shell = spec.shell.to_path_buf();
-    let cwd = spec.cwd.to_path_buf();
-    let env = spec.env.to_vec();
-    let marker = marker_of(&env).map(std::ffi::OsStr::to_os_string);
-    Box::new(move || {
-        let parent = nix::unistd::getpid();
-        let name = shell.file_name().map_or_else(|| shell.clone().into_os_string(), |n| n.to_os_string());
-        let mut command = Command::new(&shell);
-        // The runner on stdin, not as `-c`: under `-c`, bash undoes the `eval`'s redirections before
-        // an EXIT trap runs, so what `trap 'echo bye' EXIT; exit 3` prints would be lost.
-        command
-            .arg0(name)
-            .args(["--noprofile", "--norc"])
-            .current_dir(cwd)
-            .envs(env)
-            .stdin(Stdio::from(script))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        // What a command orphans (`setsid -f`, a double fork, each generation of a pid-hopper) is
-        // re-parented to the shell, not to init: it stays in the shell's tree, where an abort's kill,
-        // the background count and the shutdown find it.
-        crate::process::subreaper::on_exec(&mut command);
-        // SAFETY: the closure runs in the child between fork and exec and calls only async-signal-safe
-        // functions (setsid, prctl, getppid), allocating nothing.
-        unsafe {
-            command.pre_exec(move || {
-                // A new session (and so process group) with no controlling terminal.
-                if libc::setsid() < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // The parent may have died before the prctl: then no signal would ever come.
-                if libc::getppid() != parent.as_raw() {
-                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
-                }
-                Ok(())
-            });
-        }
-        // Spawning is rare (once per shell), so the fork+exec that `pre_exec` forces is acceptable.
-        spawn::spawn_marked(command, marker.as_deref()).map_err(|e| match e {
-            SpawnError::Io(e) => e,
-            closed => io::Error::other(closed),
-        })
-    })
 }
