@@ -139,6 +139,8 @@ pub struct Rpc {
     /// The same lines as the server wrote them.
     pub raw: Vec<String>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    /// Gets a message when the server's stderr reached its end (all of it is in `stderr`).
+    stderr_done: std::sync::mpsc::Receiver<()>,
     closed: bool,
 }
 
@@ -180,12 +182,14 @@ impl Env {
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let mut pipe = child.stderr.take().unwrap();
         let sink = stderr.clone();
+        let (done, stderr_done) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut text = String::new();
             let _ = pipe.read_to_string(&mut text);
             sink.lock().unwrap().push_str(&text);
+            let _ = done.send(());
         });
-        Rpc { child, stdin, lines, history: Vec::new(), raw: Vec::new(), stderr, closed: false }
+        Rpc { child, stdin, lines, history: Vec::new(), raw: Vec::new(), stderr, stderr_done, closed: false }
     }
 }
 
@@ -313,7 +317,10 @@ impl Rpc {
     /// Reads stdout to its end and waits for the exit; returns the exit code.
     pub fn wait_exit(&mut self) -> i32 {
         while self.read_line().is_some() {}
-        self.child.wait().unwrap().code().unwrap_or(-1)
+        let code = self.child.wait().unwrap().code().unwrap_or(-1);
+        // The stderr reader may still be taking the last of it in: `stderr()` after this is whole.
+        let _ = self.stderr_done.recv_timeout(HANG_GUARD);
+        code
     }
 
     pub fn stderr(&self) -> String {
