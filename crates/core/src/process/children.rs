@@ -17,7 +17,7 @@
 //! by anyone else (a `std::process::Child::wait` would find it reaped). The binary spawns every child
 //! through this crate; an embedder that spawns its own leaves this off.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -33,21 +33,15 @@ static ADOPTING: AtomicBool = AtomicBool::new(false);
 
 /// The children spawned through this crate, and the status of those the reaper thread reaped and
 /// their owner has not collected yet.
-static OWNED: Mutex<Owned> = Mutex::new(Owned { statuses: None, spawns: 0 });
+static OWNED: Mutex<Owned> = Mutex::new(Owned { statuses: BTreeMap::new(), spawns: 0 });
 /// Notified when a status is stored and when a child is spawned.
 static CHANGED: Condvar = Condvar::new();
 
 struct Owned {
-    /// pid → its status once reaped (`None` until then). A `HashMap` cannot be built in a `static`.
-    statuses: Option<HashMap<i32, Option<Outcome>>>,
+    /// pid → its status once reaped (`None` until then).
+    statuses: BTreeMap<i32, Option<Outcome>>,
     /// Counts spawns, for a reaper thread that found no child to wait for.
     spawns: u64,
-}
-
-impl Owned {
-    fn statuses(&mut self) -> &mut HashMap<i32, Option<Outcome>> {
-        self.statuses.get_or_insert_with(HashMap::new)
-    }
 }
 
 fn owned() -> MutexGuard<'static, Owned> {
@@ -87,16 +81,19 @@ pub fn adopt_orphans() -> Result<(), AdoptError> {
     if std::fs::metadata(format!("/proc/{own}/task/{own}/children")).is_err() {
         return Err(AdoptError::NoChildrenList);
     }
-    std::thread::Builder::new().name("bashrt-orphans".into()).spawn(reap_forever).map_err(AdoptError::Thread)?;
     // SAFETY: `prctl(PR_SET_CHILD_SUBREAPER)` takes plain integers and touches no memory.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
-        // The thread only ever reaps children; without the attribute it reaps what the owners would
-        // have, and stores their statuses for them, so letting it run is harmless. It is told apart
-        // by `ADOPTING` staying false: owners then wait by pid themselves, and it finds none of
-        // theirs to reap first.
         return Err(AdoptError::Subreaper(io::Error::last_os_error()));
     }
+    // Before the thread reaps anything: from now on owners take their statuses from it.
     ADOPTING.store(true, Ordering::Release);
+    if let Err(e) = std::thread::Builder::new().name("bashrt-orphans".into()).spawn(reap_forever) {
+        // No reaper: orphans must go to init again, and owners wait by pid as before.
+        ADOPTING.store(false, Ordering::Release);
+        // SAFETY: as above.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) };
+        return Err(AdoptError::Thread(e));
+    }
     Ok(())
 }
 
@@ -114,7 +111,7 @@ pub(crate) fn lock_for_spawn() -> SpawnLock {
 impl SpawnLock {
     /// Registers `pid` as a child whose status its owner collects with [`wait`].
     pub(crate) fn register(mut self, pid: Pid) {
-        self.guard.statuses().insert(pid.as_raw(), None);
+        self.guard.statuses.insert(pid.as_raw(), None);
         self.guard.spawns += 1;
         drop(self.guard);
         CHANGED.notify_all();
@@ -127,10 +124,10 @@ pub(crate) fn wait(pid: Pid) -> io::Result<Outcome> {
     if adopting() {
         let mut guard = owned();
         loop {
-            match guard.statuses().get(&pid.as_raw()) {
+            match guard.statuses.get(&pid.as_raw()) {
                 Some(Some(outcome)) => {
                     let outcome = *outcome;
-                    guard.statuses().remove(&pid.as_raw());
+                    guard.statuses.remove(&pid.as_raw());
                     return Ok(outcome);
                 }
                 Some(None) => guard = CHANGED.wait(guard).unwrap_or_else(PoisonError::into_inner),
@@ -154,7 +151,7 @@ pub(crate) fn wait(pid: Pid) -> io::Result<Outcome> {
 
 /// The owner of `pid` will not wait for it (it was reaped another way, or the owner is gone).
 pub(crate) fn forget(pid: Pid) {
-    owned().statuses().remove(&pid.as_raw());
+    owned().statuses.remove(&pid.as_raw());
 }
 
 /// The reaper thread: waits for any child to exit, without reaping it (`WNOWAIT`), then takes the
@@ -184,7 +181,7 @@ fn reap_forever() {
             Ok(WaitStatus::Signaled(_, signal, _)) => Outcome::Signalled { signal: signal as i32 },
             _ => continue,
         };
-        if let Some(slot) = guard.statuses().get_mut(&pid.as_raw()) {
+        if let Some(slot) = guard.statuses.get_mut(&pid.as_raw()) {
             *slot = Some(outcome);
             drop(guard);
             CHANGED.notify_all();
