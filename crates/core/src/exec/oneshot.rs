@@ -20,13 +20,10 @@ use super::{
 };
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
-use crate::process::exit_watch::ExitWatch;
+use crate::process::child::{Mark, OwnedChild, SpawnError};
 use crate::process::marker::{self, marker_of, MARKER_VAR};
 use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
-use crate::process::procfs;
-use crate::process::spawn::{self, SpawnError};
-use crate::process::tree::{self, CallMarker};
 
 /// How long processes that closed the output may take to finish exiting before they are counted as
 /// left running.
@@ -124,41 +121,32 @@ impl Executor for OneShotExecutor {
         if let Some(value) = &marker {
             command.env(MARKER_VAR, value);
         }
-        let child = spawn::spawn_marked(command, marker.as_deref()).map_err(|e| match e {
+        let mark = marker.as_deref().map_or(Mark::Unmarked, Mark::Call);
+        // Killed with its tree and reaped if this returns early (an I/O error, a panicking consumer).
+        let mut shell = OwnedChild::spawn(command, mark).map_err(|e| match e {
             SpawnError::Io(source) => spawn_error(&req.shell, &req.cwd, source),
             closed => ExecError::Spawn { shell: req.shell.clone(), source: io::Error::other(closed) },
         })?;
         let stdout_read = stdout_pipe.map(|(read, _)| read);
-        // The `Child` holds no pipes (all set above): reaping goes through the exit watch.
-        let (pid, exit) = spawn::watch(child).map_err(ExecError::Setup)?;
-        let mut shell = Shell { exit, call: None };
-        let call = marker.map(|value| CallMarker {
-            entry: marker::entry(&value),
-            since: procfs::stat(pid.as_raw()).and_then(|e| e.start_time).unwrap_or(0),
-        });
-        shell.call = call.clone();
 
         let mut outputs = vec![OutputReader::new(read)];
         if let Some(read) = stdout_read {
             out.stdout_split();
             outputs.push(OutputReader::stdout(read));
         }
-        let ending = watch_outputs(&mut outputs, &[shell.exit.fd()], cancel, deadline, out)?;
+        let ending = watch_outputs(&mut outputs, &[shell.exit_fd()], cancel, deadline, out)?;
         let (outcome, background) = match ending {
             Ending::Done => {
                 // After reaping, so that the shell's zombie does not make the group look non-empty
                 // (which would cost a `/proc` scan on every call). The group id cannot be reused
                 // while the group has members, and an empty group answers ESRCH at once.
-                let outcome = shell.exit.reap()?;
+                let outcome = shell.reap()?;
                 // What the command's children still print (`tee >(sha1sum)`, `cmd &` failing at
                 // once) is part of its output; a silent or endless one does not hold the call.
                 if linger(&mut outputs, cancel, deadline, LATE_OUTPUT_QUIET, LATE_OUTPUT_MAX, out)? {
                     out.output_left_open();
                 }
-                let background = match &call {
-                    Some(call) => tree::call_survivors(pid, call, EXIT_SETTLE),
-                    None => tree::survivors(pid),
-                };
+                let background = shell.killer().survivors(EXIT_SETTLE);
                 (outcome, background)
             }
             Ending::DeadlineReached | Ending::Cancelled => {
@@ -166,15 +154,8 @@ impl Executor for OneShotExecutor {
                 for output in &mut outputs {
                     output.drain(out)?;
                 }
-                match &call {
-                    Some(call) => tree::terminate_call(pid, pid, req.kill_grace, call),
-                    None => tree::terminate(pid, pid, req.kill_grace),
-                }
-                shell.exit.reap()?;
-                let background = match &call {
-                    Some(call) => tree::call_survivors(pid, call, Duration::ZERO),
-                    None => tree::survivors(pid),
-                };
+                shell.terminate(req.kill_grace)?;
+                let background = shell.killer().survivors(Duration::ZERO);
                 for output in &mut outputs {
                     output.drain(out)?;
                 }
@@ -199,26 +180,6 @@ fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
         background,
         final_cwd: None,
         shell: ShellEvent::OneShot { reason: OneShotReason::NotPooled },
-    }
-}
-
-/// A spawned shell that is killed with its tree and reaped if `execute` leaves early (an I/O error,
-/// a panicking consumer): no orphaned tree, no zombie.
-struct Shell {
-    exit: ExitWatch,
-    call: Option<CallMarker>,
-}
-
-impl Drop for Shell {
-    fn drop(&mut self) {
-        if !self.exit.is_reaped() {
-            let pid = self.exit.pid();
-            match &self.call {
-                Some(call) => tree::terminate_call(pid, pid, Duration::ZERO, call),
-                None => tree::terminate(pid, pid, Duration::ZERO),
-            }
-            let _ = self.exit.reap();
-        }
     }
 }
 

@@ -1,6 +1,7 @@
-//! Killing and counting a command's whole process tree: the shell, its process group, every process
-//! descending from them by parent links (children that called `setsid`/`setpgid` included) and every
-//! group such a descendant leads. Promises: never signals this process or its process group (nor
+//! Which processes a command's kill reaches, and counting what it left: the shell, its process group,
+//! every process descending from them by parent links (children that called `setsid`/`setpgid`
+//! included) and every group such a descendant leads. How they die is [`super::kill`]'s; this module
+//! is its [`Finder`] for a tree. Promises: never signals this process or its process group (nor
 //! pid/group 0 or 1); signals only processes it identified, never a later process reusing a pid.
 //!
 //! Orphans (their parent died: `setsid -f`, double-forked daemons) are reached by parent links when
@@ -20,21 +21,10 @@ use nix::errno::Errno;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
+use super::kill::{Doomed, Finder};
 use super::pinned::{self, Pinned};
 use super::procfs::{self, ProcEntry};
 use super::{marker, pidfd};
-
-/// Walk-and-stop rounds go on until this many rounds in a row found nothing new: one quiet round
-/// could be a process that forked and exited between two reads of `/proc` (pid-hopping).
-const QUIET_ROUNDS: usize = 2;
-/// At most this many walk-and-stop rounds: a stopped process cannot fork, so a tree stops growing
-/// after a few; only a race lost again and again gets this far.
-const MAX_FREEZE_ROUNDS: usize = 200;
-/// SIGKILL waits for members that do not die (uninterruptible sleep) before giving up on them.
-const KILL_ROUNDS: usize = 4;
-/// How long SIGKILLed processes get to finish dying; only a process stuck in uninterruptible sleep
-/// (`D`, e.g. on a dead NFS mount) takes longer, and waiting for it forever would hang the call.
-const KILL_SETTLE: Duration = Duration::from_secs(2);
 
 /// Kills the tree of `root` (the shell) and of its process `group`: stops it so it cannot fork out of
 /// reach, sends SIGTERM (and SIGCONT), waits up to `grace` for every member to exit, then SIGKILLs
@@ -47,7 +37,7 @@ pub(crate) fn terminate(root: Pid, group: Pid, grace: Duration) {
 /// [`terminate`], except for the processes of `spare` that are still the same processes (pid and start
 /// time) and for everything descending from them.
 pub(crate) fn terminate_sparing(root: Pid, group: Pid, grace: Duration, spare: &[ProcEntry]) {
-    terminate_tree(Tree::new(root, group, spare), grace);
+    Doomed::new(Tree::new(root, group, spare)).terminate(grace);
     tracing::debug!(root = root.as_raw(), "process tree terminated");
 }
 
@@ -58,7 +48,7 @@ pub(crate) fn terminate_descendants(root: Pid, group: Pid, grace: Duration, spar
     let mut tree = Tree::new(root, group, spare);
     tree.spare_root = true;
     tree.shared_groups.insert(group.as_raw());
-    terminate_tree(tree, grace);
+    Doomed::new(tree).terminate(grace);
 }
 
 /// Ctrl-C for what a long-lived shell runs besides itself and `spare`, as a terminal sends SIGINT to
@@ -66,7 +56,7 @@ pub(crate) fn terminate_descendants(root: Pid, group: Pid, grace: Duration, spar
 /// appeared since: a child the shell forked just after the first round (the shell itself, signalled
 /// between two commands, runs its trap only once that child is gone) would otherwise never see it.
 pub(crate) struct Interrupt<'a> {
-    tree: Tree<'a>,
+    tree: Doomed<Tree<'a>>,
 }
 
 impl<'a> Interrupt<'a> {
@@ -74,6 +64,7 @@ impl<'a> Interrupt<'a> {
         let mut tree = Tree::new(root, group, spare);
         tree.spare_root = true;
         tree.shared_groups.insert(group.as_raw());
+        let mut tree = Doomed::new(tree);
         tree.extend();
         tree.signal(Signal::SIGINT);
         Self { tree }
@@ -82,11 +73,9 @@ impl<'a> Interrupt<'a> {
     /// SIGINT to the processes found since the last round, and to them only: a second SIGINT could
     /// cut short what a program does on the first (a test runner's summary, a traceback).
     pub(crate) fn again(&mut self) {
-        let known = self.tree.members.len();
+        let known = self.tree.len();
         self.tree.extend();
-        for member in &self.tree.members[known..] {
-            member.signal(Signal::SIGINT);
-        }
+        self.tree.signal_members_from(known, Signal::SIGINT);
     }
 }
 
@@ -108,52 +97,8 @@ pub(crate) fn terminate_sparing_marked(
 ) {
     let mut tree = Tree::new(root, group, spare);
     tree.marker = Some(marker);
-    terminate_tree(tree, grace);
+    Doomed::new(tree).terminate(grace);
     tracing::debug!(root = root.as_raw(), "marked processes terminated");
-}
-
-/// Stops the tree until it stops growing (a stopped process cannot fork, so each round catches what
-/// forked during the previous one, pid-hoppers included), then SIGTERM (SIGHUP to an interactive
-/// shell) and SIGCONT, `grace`, and SIGKILL rounds until nothing is left.
-fn terminate_tree(mut tree: Tree<'_>, grace: Duration) {
-    let mut quiet = 0;
-    for _ in 0..MAX_FREEZE_ROUNDS {
-        let found = tree.extend();
-        tree.signal(Signal::SIGSTOP);
-        quiet = if found == 0 { quiet + 1 } else { 0 };
-        if quiet >= QUIET_ROUNDS {
-            break;
-        }
-    }
-    if !grace.is_zero() {
-        tree.signal(Signal::SIGTERM);
-        tree.hang_up_interactive();
-        tree.signal(Signal::SIGCONT);
-        tree.wait_until_dead(Instant::now() + grace);
-    }
-    let mut quiet = 0;
-    let mut waits = 0;
-    for _ in 0..MAX_FREEZE_ROUNDS {
-        tree.forget_dead();
-        let found = tree.extend();
-        if tree.is_empty() {
-            quiet += 1;
-            if quiet >= QUIET_ROUNDS {
-                break;
-            }
-            continue;
-        }
-        quiet = 0;
-        tree.signal(Signal::SIGKILL);
-        if found == 0 {
-            // Only known members are left: bound the waits for ones that cannot die yet.
-            waits += 1;
-            if waits > KILL_ROUNDS {
-                break;
-            }
-        }
-        tree.wait_until_dead(Instant::now() + KILL_SETTLE);
-    }
 }
 
 /// What marks the processes of one call: an entry of their environment (`BASHRT_RUNTIME=<token>.<n>`,
@@ -232,10 +177,8 @@ pub(crate) fn call_survivors(group: Pid, marker: &CallMarker, settle: Duration) 
     if members.is_empty() {
         return 0;
     }
-    let mut tree = Tree::new(Pid::from_raw(0), Pid::from_raw(0), &[]);
-    tree.members.extend(members.iter().map(Pinned::new));
-    tree.wait_until_dead(Instant::now() + settle);
-    u32::try_from(tree.members.len()).unwrap_or(u32::MAX)
+    let left = pinned::wait_for_exit(members.iter().map(Pinned::new).collect(), Instant::now() + settle);
+    u32::try_from(left.len()).unwrap_or(u32::MAX)
 }
 
 /// Live processes in `group` and their descendants. The common case (the group is empty) costs one
@@ -369,12 +312,12 @@ fn closure(
     }
 }
 
+/// Which processes a command's tree kill reaches (see the module docs).
 struct Tree<'a> {
     own: Own,
     root: i32,
     /// Groups whose members belong to the tree.
     groups: HashSet<i32>,
-    members: Vec<Pinned>,
     spare: &'a [ProcEntry],
     /// Groups with a spared process in them: signalled member by member only.
     shared_groups: HashSet<i32>,
@@ -389,28 +332,17 @@ impl<'a> Tree<'a> {
         let own = Own::current();
         let groups =
             if own.may_signal_group(group.as_raw()) { HashSet::from([group.as_raw()]) } else { HashSet::new() };
-        Self {
-            own,
-            root: root.as_raw(),
-            groups,
-            members: Vec::new(),
-            spare,
-            shared_groups: HashSet::new(),
-            marker: None,
-            spare_root: false,
-        }
+        Self { own, root: root.as_raw(), groups, spare, shared_groups: HashSet::new(), marker: None, spare_root: false }
     }
+}
 
-    fn is_empty(&self) -> bool {
-        self.members.is_empty()
-    }
-
-    /// Reads `/proc` and adds the members not known yet; returns how many.
-    fn extend(&mut self) -> usize {
+impl Finder for Tree<'_> {
+    /// Reads `/proc`: the processes of the tree not known yet.
+    fn find(&mut self, known: &[Pinned]) -> Vec<Pinned> {
         let Ok(table) = procfs::processes() else {
-            return 0;
+            return Vec::new();
         };
-        let mut known: HashSet<i32> = self.members.iter().map(|m| m.pid).collect();
+        let mut known: HashSet<i32> = known.iter().map(|m| m.pid).collect();
         let root_is_new = !known.contains(&self.root) && !self.spare_root;
         // A seed, so that its children count even if it is a zombie by now.
         known.insert(self.root);
@@ -441,40 +373,11 @@ impl<'a> Tree<'a> {
                 }
             }
         }
-        self.members.extend(found.iter().map(Pinned::new));
-        found.len()
+        found.iter().map(Pinned::new).collect()
     }
 
-    /// Groups first: that reaches members forked after the last walk too.
-    fn signal(&self, signal: Signal) {
-        for &group in self.groups.difference(&self.shared_groups) {
-            let _ = kill(Pid::from_raw(-group), signal);
-        }
-        for member in &self.members {
-            member.signal(signal);
-        }
-    }
-
-    /// SIGHUP to the members that ignore SIGTERM and not SIGHUP: interactive shells, such as the one
-    /// that reads the user's rc files for the snapshot. Sent SIGTERM alone, such a shell would go on
-    /// through the grace, starting programs that are then killed without a chance to clean up (a
-    /// `pyenv rehash` killed so leaves its lock behind, and every later shell of the user waits for
-    /// it); on SIGHUP it exits, passing the hangup on to its jobs, as when its terminal closes.
-    fn hang_up_interactive(&self) {
-        for member in &self.members {
-            if procfs::hangs_up_instead_of_terminating(member.pid) {
-                member.signal(Signal::SIGHUP);
-            }
-        }
-    }
-
-    fn forget_dead(&mut self) {
-        self.members.retain(|m| !m.has_exited());
-    }
-
-    /// Until every member has exited or `deadline`; pidfds let `poll` wake at the exit itself.
-    fn wait_until_dead(&mut self, deadline: Instant) {
-        self.members = pinned::wait_for_exit(std::mem::take(&mut self.members), deadline);
+    fn groups(&self) -> Vec<i32> {
+        self.groups.difference(&self.shared_groups).copied().collect()
     }
 }
 

@@ -19,9 +19,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-use nix::unistd::Pid;
-
-use crate::process::{children, spawn, spawn_gate};
+use crate::process::child::{Mark, OwnedChild};
+use crate::process::{children, spawn_gate};
 
 mod preforked;
 mod sweep;
@@ -126,7 +125,7 @@ struct Watchdog {
     /// The write end; dropping it is the signal.
     pipe: Mutex<Option<File>>,
     /// Until it was waited for.
-    pid: Mutex<Option<Pid>>,
+    process: Mutex<Option<OwnedChild>>,
 }
 
 impl Reaper {
@@ -192,12 +191,24 @@ impl Watchdog {
     fn start(shell: &std::path::Path, token: &str, grace: Duration) -> Watchdog {
         if let Some(mut forked) = preforked::take() {
             if forked.watch(token, grace).is_ok() {
-                return Watchdog { pipe: Mutex::new(Some(forked.pipe)), pid: Mutex::new(Some(forked.pid)) };
+                match OwnedChild::forked(forked.pid) {
+                    Ok(process) => {
+                        return Watchdog { pipe: Mutex::new(Some(forked.pipe)), process: Mutex::new(Some(process)) }
+                    }
+                    // It was killed and reaped: start the bash watchdog instead.
+                    Err(e) => tracing::debug!("cannot watch the forked watchdog: {e}"),
+                }
+                return Self::start_bash(shell, token, grace);
             }
             // A watchdog that cannot be told what to watch is of no use: let it go.
             drop(forked.pipe);
             let _ = children::wait(forked.pid);
         }
+        Self::start_bash(shell, token, grace)
+    }
+
+    /// A bash running [`SCRIPT`].
+    fn start_bash(shell: &std::path::Path, token: &str, grace: Duration) -> Watchdog {
         let mut command = Command::new(shell);
         {
             use std::os::unix::process::CommandExt;
@@ -210,17 +221,14 @@ impl Watchdog {
                 .stderr(Stdio::null())
                 .process_group(0);
         }
-        match spawn::spawn_marked(command, None) {
-            Ok(mut child) => {
-                let pipe = child.stdin.take().map(|stdin| File::from(OwnedFd::from(stdin)));
-                let pid = i32::try_from(child.id()).ok().map(Pid::from_raw);
-                // Reaped by pid, through `children::wait`.
-                drop(child);
-                Watchdog { pipe: Mutex::new(pipe), pid: Mutex::new(pid) }
+        match OwnedChild::spawn(command, Mark::Unmarked) {
+            Ok(mut process) => {
+                let pipe = process.take_stdin().map(|stdin| File::from(OwnedFd::from(stdin)));
+                Watchdog { pipe: Mutex::new(pipe), process: Mutex::new(Some(process)) }
             }
             Err(e) => {
                 tracing::warn!("cannot start the reaper; processes may outlive a killed runtime: {e}");
-                Watchdog { pipe: Mutex::new(None), pid: Mutex::new(None) }
+                Watchdog { pipe: Mutex::new(None), process: Mutex::new(None) }
             }
         }
     }
@@ -236,8 +244,8 @@ impl Watchdog {
     /// Closes the pipe, so the watchdog kills every marked process, and waits until it has.
     fn stop_and_wait(&self) {
         drop(self.pipe.lock().unwrap_or_else(PoisonError::into_inner).take());
-        if let Some(pid) = self.pid.lock().unwrap_or_else(PoisonError::into_inner).take() {
-            let _ = children::wait(pid);
+        if let Some(mut process) = self.process.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            let _ = process.reap();
         }
     }
 }

@@ -1,97 +1,51 @@
-//! The orderly sweep: at a clean shutdown, every live process carrying the runtime's marker gets SIGTERM
-//! (an interactive shell, which ignores it, SIGHUP), a grace period, then SIGKILL. Each process is
-//! pinned ([`Pinned`]: a pidfd, or its start time where the kernel has none) before it is checked and
-//! signalled, so a recycled pid is never hit. The stop → SIGTERM → grace → SIGKILL order is the tree
-//! kill's too (`process::tree`); both wait for their processes through `pinned::wait_for_exit`. A process
-//! that scrubbed its environment (`env -u BASHRT_RUNTIME …`, `env -i`) escapes on purpose — that is the
-//! documented way to keep one running.
+//! The orderly sweep: at a clean shutdown (and in the forked watchdog after a SIGKILL of the runtime),
+//! every live process carrying the runtime's marker dies the way a call's tree does
+//! ([`crate::process::kill`]: stopped where it is found, SIGTERM — SIGHUP to an interactive shell —,
+//! the grace, SIGKILL). This module says only which processes: the marked ones, each pinned
+//! ([`Pinned`]: a pidfd, or its start time where the kernel has none) before its environment is
+//! checked. A process that scrubbed its environment (`env -u BASHRT_RUNTIME …`, `env -i`) escapes on
+//! purpose — that is the documented way to keep one running.
 
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use crate::process::pinned::{self, Pinned};
+use crate::process::kill::{Doomed, Finder};
+use crate::process::pinned::Pinned;
 use crate::process::procfs;
-use std::time::{Duration, Instant};
-
-/// Scan rounds go on until this many in a row found nothing new (one quiet round could be a process
-/// that forked and exited between two reads of `/proc`), at most [`MAX_ROUNDS`].
-const QUIET_ROUNDS: usize = 2;
-const MAX_ROUNDS: usize = 200;
+use std::time::Duration;
 
 /// Kills every live process whose environment holds `MARKER=token` (or `MARKER=token.<call>`, a one-shot
-/// call's own marker); returns how many were signalled. Each found process is stopped at once, with
-/// its process group when that group has no other leader, so that nothing can fork out of reach
-/// while the sweep goes on (a process that forks and exits every millisecond included); then
-/// SIGTERM, `grace`, and SIGKILL rounds until no marked process is left.
+/// call's own marker), the way a call's tree dies ([`Doomed::terminate`]): each found process is
+/// stopped at once, with its process group when that group has no other leader, so that nothing can
+/// fork out of reach while the sweep goes on (a process that forks and exits every millisecond
+/// included); then SIGTERM, `grace`, and SIGKILL rounds until no marked process is left. Returns how
+/// many were found.
 pub(crate) fn terminate_marked(marker: &str, token: &str, grace: Duration) -> usize {
     let needle = format!("{marker}={token}").into_bytes();
-    let mut all: Vec<Pinned> = Vec::new();
-    let mut groups: Vec<i32> = Vec::new();
-    let mut quiet = 0;
-    for _ in 0..MAX_ROUNDS {
-        let found = members(&needle, &all);
-        if found.is_empty() {
-            quiet += 1;
-            if quiet >= QUIET_ROUNDS {
-                break;
-            }
-            continue;
-        }
-        quiet = 0;
-        for m in &found {
-            m.signal(Signal::SIGSTOP);
-        }
-        for g in leaderless_groups(&found, &needle) {
-            if !groups.contains(&g) {
-                groups.push(g);
+    Doomed::new(Marked { needle, groups: Vec::new() }).terminate(grace)
+}
+
+/// Which processes the sweep ends: those carrying the marker, and the process groups they have alone.
+struct Marked {
+    /// `MARKER=token`, as in `/proc/<pid>/environ`.
+    needle: Vec<u8>,
+    groups: Vec<i32>,
+}
+
+impl Finder for Marked {
+    fn find(&mut self, known: &[Pinned]) -> Vec<Pinned> {
+        let found = members(&self.needle, known);
+        for g in leaderless_groups(&found, &self.needle) {
+            if !self.groups.contains(&g) {
+                self.groups.push(g);
             }
         }
-        signal_groups(&groups, Signal::SIGSTOP);
-        all.extend(found);
+        found
     }
-    let signalled = all.len();
-    if signalled == 0 {
-        return 0;
+
+    fn groups(&self) -> Vec<i32> {
+        self.groups.clone()
     }
-    if !grace.is_zero() {
-        for m in &all {
-            m.signal(Signal::SIGTERM);
-            // An interactive shell ignores SIGTERM and would run on through the grace (the snapshot's,
-            // reading the user's rc files, would start programs that the SIGKILL then catches
-            // mid-work); a hangup ends it, and it passes the hangup on to its jobs.
-            if procfs::hangs_up_instead_of_terminating(m.pid) {
-                m.signal(Signal::SIGHUP);
-            }
-            m.signal(Signal::SIGCONT);
-        }
-        signal_groups(&groups, Signal::SIGTERM);
-        signal_groups(&groups, Signal::SIGCONT);
-        all = pinned::wait_for_exit(all, Instant::now() + grace);
-    }
-    let mut quiet = 0;
-    for _ in 0..MAX_ROUNDS {
-        all.retain(|m| !m.has_exited());
-        all.extend(members(&needle, &all));
-        if all.is_empty() {
-            quiet += 1;
-            if quiet >= QUIET_ROUNDS {
-                break;
-            }
-            continue;
-        }
-        quiet = 0;
-        for m in &all {
-            m.signal(Signal::SIGKILL);
-        }
-        signal_groups(&groups, Signal::SIGKILL);
-        let before = all.len();
-        all = pinned::wait_for_exit(all, Instant::now() + Duration::from_secs(1));
-        if all.len() == before {
-            // Only processes that cannot die yet (uninterruptible sleep) are left.
-            break;
-        }
-    }
-    signalled
 }
 
 /// The process groups of `members` whose leader is gone or is marked too: a group they share with
@@ -111,12 +65,6 @@ fn leaderless_groups(members: &[Pinned], needle: &[u8]) -> Vec<i32> {
         }
     }
     groups
-}
-
-fn signal_groups(groups: &[i32], signal: Signal) {
-    for &g in groups {
-        let _ = nix::sys::signal::kill(Pid::from_raw(-g), signal);
-    }
 }
 
 /// The live processes whose environment carries the needle (never ourselves), but those in `known`;

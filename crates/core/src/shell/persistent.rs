@@ -25,7 +25,6 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nix::fcntl::OFlag;
@@ -42,12 +41,11 @@ use crate::exec::spawn_error;
 use crate::exec::watch::{watch_outputs, Ending};
 use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
-use crate::process::exit_watch::ExitWatch;
+use crate::process::child::{ChildKiller, Mark, OwnedChild, SpawnError};
 use crate::process::marker::marker_of;
 use crate::process::memfile::MemFile;
 use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
-use crate::process::spawn::{self, SpawnError};
 use crate::process::{pidfd, tree};
 
 mod background;
@@ -141,22 +139,12 @@ pub(crate) enum StartError {
     Interrupted(Outcome),
 }
 
-/// Kills a shell from another thread (pool shutdown while a call runs), race-free through a pidfd.
-#[derive(Clone)]
-pub(crate) struct KillHandle(Arc<OwnedFd>);
-
-impl KillHandle {
-    pub(crate) fn kill(&self) {
-        let _ = pidfd::send_signal(self.0.as_fd(), Signal::SIGKILL);
-    }
-}
-
 pub(crate) struct PersistentShell {
     pid: Pid,
     /// The shell's `$0` (its file name), the first word of its messages.
     name: String,
-    exit: ExitWatch,
-    killer: Option<KillHandle>,
+    /// The shell process; its killer ends it from another thread (pool shutdown while a call runs).
+    child: OwnedChild,
     /// Header, command and secret per call, read by the runner.
     calls_pipe: RunnerPipe,
     /// Reports, written by the runner.
@@ -202,8 +190,8 @@ impl PersistentShell {
         protocol::runner_tag(self.nonce)
     }
 
-    pub(crate) fn kill_handle(&self) -> Option<KillHandle> {
-        self.killer.clone()
+    pub(crate) fn kill_handle(&self) -> ChildKiller {
+        self.child.killer().clone()
     }
 
     /// The cwd after the last call (`None` before the first one).
@@ -347,7 +335,7 @@ impl PersistentShell {
                 // Read before reaping: a zombie's limits are still there. A runner that could not
                 // open its files ends the shell with the command's status.
                 let limit = self.file_limit();
-                let outcome = self.exit.reap()?;
+                let outcome = self.child.reap()?;
                 // A runner that ended itself said why on the report pipe, last.
                 self.read_reports();
                 let broken = protocol::runner_broken(&self.report_buf);
@@ -465,17 +453,14 @@ impl PersistentShell {
     /// Ends a shell that is not to be used again but whose background processes may be wanted (a
     /// server): kills the shell alone if it still runs, and returns what it left running.
     pub(crate) fn retire(mut self) -> Vec<ProcEntry> {
-        if !self.exit.is_reaped() {
-            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
-            let _ = self.exit.reap();
-        }
+        let _ = self.child.terminate_sparing(Duration::ZERO, &self.background);
         alive(&std::mem::take(&mut self.background))
     }
 
     /// Ends an idle shell the pool no longer keeps: like [`Self::retire`], after a fresh look at what
     /// it runs, so that a background process started since the last look is spared too.
     pub(crate) fn evict(mut self) -> Vec<ProcEntry> {
-        if !self.exit.is_reaped() {
+        if !self.child.is_reaped() {
             self.walk_background();
         }
         self.retire()
@@ -489,11 +474,10 @@ impl PersistentShell {
     /// The shell could not run the command: kill it (sparing its background) and say why, its death
     /// if it died on its own.
     fn kill_not_started(&mut self) -> Result<CallReport, ExecError> {
-        let reason = if pidfd::has_exited(self.exit.fd()) {
-            replace_reason(self.exit.reap()?)
+        let reason = if self.child.has_exited() {
+            replace_reason(self.child.reap()?)
         } else {
-            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
-            self.exit.reap()?;
+            self.child.terminate_sparing(Duration::ZERO, &self.background)?;
             ReplaceReason::Broken
         };
         self.background = alive(&self.background);
@@ -511,10 +495,7 @@ impl PersistentShell {
 
 impl Drop for PersistentShell {
     fn drop(&mut self) {
-        if !self.exit.is_reaped() {
-            tree::terminate(self.pid, self.pid, Duration::ZERO);
-            let _ = self.exit.reap();
-        }
+        let _ = self.child.terminate(Duration::ZERO);
         if !self.background.is_empty() {
             tree::terminate_orphans(&self.background);
         }

@@ -12,7 +12,6 @@
 
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::process::Child;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
@@ -21,15 +20,16 @@ use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 
+use crate::process::child::OwnedChild;
 use crate::process::pipe::CHUNK;
 
 /// Builds and spawns a child; runs on the pool thread.
-pub(crate) type SpawnFn = Box<dyn FnOnce() -> io::Result<Child> + Send>;
+pub(crate) type SpawnFn = Box<dyn FnOnce() -> io::Result<OwnedChild> + Send>;
 
 enum Request {
     Spawn {
         spawn: SpawnFn,
-        reply: mpsc::SyncSender<io::Result<Child>>,
+        reply: mpsc::SyncSender<io::Result<OwnedChild>>,
     },
     /// Read and discard until EOF, then close.
     Drain(OwnedFd),
@@ -57,7 +57,7 @@ impl PoolThread {
     }
 
     /// Runs `spawn` on the pool thread and waits for its result.
-    pub(crate) fn spawn(&self, spawn: SpawnFn) -> io::Result<Child> {
+    pub(crate) fn spawn(&self, spawn: SpawnFn) -> io::Result<OwnedChild> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.send(Request::Spawn { spawn, reply })?;
         answer.recv().map_err(|_| io::Error::other("the shell pool thread has stopped"))?
@@ -167,6 +167,7 @@ fn discard_once(fd: &OwnedFd, buf: &mut [u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::process::child::Mark;
     use std::process::Command;
 
     #[test]
@@ -192,7 +193,8 @@ mod tests {
     #[test]
     fn spawns_on_its_own_thread() {
         let thread = PoolThread::start().unwrap();
-        let mut child = thread.spawn(Box::new(|| Command::new("true").spawn())).unwrap();
-        assert!(child.wait().unwrap().success());
+        let spawn = || OwnedChild::spawn(Command::new("true"), Mark::Unmarked).map_err(io::Error::other);
+        let mut child = thread.spawn(Box::new(spawn)).unwrap();
+        assert_eq!(child.reap().unwrap(), crate::outcome::Outcome::Exited { code: 0 });
     }
 }

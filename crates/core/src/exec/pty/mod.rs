@@ -26,7 +26,6 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use super::{ExecRequest, Execution, OneShotReason, OutputConsumer, ShellEvent};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
-use crate::process::tree;
 use crate::settings::{Settings, VirtualTerminal};
 use sanitize::Sanitizer;
 pub use session::{PtyControl, PtyError, PtySize};
@@ -126,7 +125,7 @@ pub(crate) fn execute(
     });
     stream.finish();
     session.close_control();
-    let background = tree::survivors(session.pid());
+    let background = session.survivors();
     finished(outcome, background)
 }
 

@@ -16,15 +16,12 @@ use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, FdFlag, OFlag};
-use nix::unistd::Pid;
 
 use super::super::script_file::{ScriptFile, ARG_LIMIT};
 use super::super::ExecRequest;
 use crate::outcome::Outcome;
-use crate::process::exit_watch::ExitWatch;
+use crate::process::child::{Mark, OwnedChild, SpawnError};
 use crate::process::marker::marker_of;
-use crate::process::spawn::{self, SpawnError};
-use crate::process::tree;
 
 /// What the program's terminal emulates; the program's `TERM` says so, whatever the user's terminal is.
 pub const PTY_TERM: &str = "xterm-256color";
@@ -121,9 +118,10 @@ pub(crate) enum ReadResult {
 
 /// A running pseudo-terminal session; see the module docs.
 pub(crate) struct PtySession {
+    /// First, so that it is dropped (its tree killed) while the terminal is still open.
+    shell: OwnedChild,
     master: OwnedFd,
     control: PtyControl,
-    exit: ExitWatch,
     /// Removed when the session is dropped.
     _script_file: Option<ScriptFile>,
 }
@@ -174,18 +172,17 @@ impl PtySession {
                 Ok(())
             });
         }
-        let spawned = spawn::spawn_marked(command, marker_of(&req.env));
+        let spawned = OwnedChild::spawn(command, marker_of(&req.env).map_or(Mark::Unmarked, Mark::Runtime));
         // Only the child may hold the slave: a copy here would keep the terminal open after it exits.
         drop(slave);
-        let child = spawned.map_err(|e| match e {
+        let shell = spawned.map_err(|e| match e {
             SpawnError::Io(e) => PtyError::Spawn(e),
             closed => PtyError::Spawn(io::Error::other(closed)),
         })?;
-        let (_, exit) = spawn::watch(child).map_err(PtyError::Spawn)?;
         Ok(Self {
+            shell,
             master,
             control: PtyControl { master: Arc::new(Mutex::new(Some(control_fd))) },
-            exit,
             _script_file: script_file,
         })
     }
@@ -194,17 +191,13 @@ impl PtySession {
         self.control.clone()
     }
 
-    pub(crate) fn pid(&self) -> Pid {
-        self.exit.pid()
-    }
-
     pub(crate) fn master(&self) -> BorrowedFd<'_> {
         self.master.as_fd()
     }
 
     /// Readable once the shell has exited.
     pub(crate) fn exit_fd(&self) -> BorrowedFd<'_> {
-        self.exit.fd()
+        self.shell.exit_fd()
     }
 
     pub(crate) fn read(&self, buf: &mut [u8]) -> io::Result<ReadResult> {
@@ -221,14 +214,17 @@ impl PtySession {
 
     /// Kills the shell's whole tree (TERM, `grace`, KILL) and reaps the shell.
     pub(crate) fn kill(&mut self, grace: Duration) -> io::Result<Outcome> {
-        let pid = self.exit.pid();
-        tree::terminate(pid, pid, grace);
-        self.exit.reap()
+        self.shell.terminate(grace)
     }
 
     /// The shell's status; blocks until it exits.
     pub(crate) fn reap(&mut self) -> io::Result<Outcome> {
-        self.exit.reap()
+        self.shell.reap()
+    }
+
+    /// How many processes the shell left running after it exited.
+    pub(crate) fn survivors(&self) -> u32 {
+        self.shell.killer().survivors(Duration::ZERO)
     }
 
     /// Ends the UI's access to the terminal: from now on the session's own master is the last holder.
@@ -239,10 +235,8 @@ impl PtySession {
 
 impl Drop for PtySession {
     fn drop(&mut self) {
+        // The shell's tree is then killed and reaped with the handle, if it still runs.
         self.control.close();
-        if !self.exit.is_reaped() {
-            let _ = self.kill(Duration::ZERO);
-        }
     }
 }
 

@@ -4,9 +4,9 @@
 use super::*;
 
 impl PersistentShell {
-    /// Lists what the shell's tree runs besides the shell (see [`tree::background`]).
+    /// Lists what the shell's tree runs besides the shell (see [`ChildKiller::background`]).
     pub(super) fn walk_background(&mut self) {
-        self.background = tree::background(self.pid);
+        self.background = self.child.killer().background();
         self.background_fds = self.background.iter().filter_map(|e| pidfd::open(e.pid).ok()).collect();
         self.walked_at = Instant::now();
     }

@@ -41,14 +41,11 @@ impl PersistentShell {
         let child = thread
             .spawn(spawn_fn(spec, script_read))
             .map_err(|source| StartError::Exec(spawn_error(spec.shell, spec.cwd, source)))?;
-        // Reaping goes through the exit watch, by pid; the `Child` holds no pipes.
-        let (pid, exit) = spawn::watch(child).map_err(setup)?;
-        let killer = pidfd::open(pid.as_raw()).ok().map(|fd| KillHandle(Arc::new(fd)));
+        let pid = child.pid();
         let mut shell = Self {
             pid,
             name: spec.shell.file_name().map_or_else(|| "bash".into(), |n| n.to_string_lossy().into_owned()),
-            exit,
-            killer,
+            child,
             calls_pipe,
             reports,
             report_buf: Vec::new(),
@@ -144,7 +141,7 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> crate::shell::pool_thread:
             });
         }
         // Spawning is rare (once per shell), so the fork+exec that `pre_exec` forces is acceptable.
-        spawn::spawn_marked(command, marker.as_deref()).map_err(|e| match e {
+        OwnedChild::spawn(command, marker.as_deref().map_or(Mark::Unmarked, Mark::Runtime)).map_err(|e| match e {
             SpawnError::Io(e) => e,
             closed => io::Error::other(closed),
         })

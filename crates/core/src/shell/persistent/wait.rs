@@ -17,14 +17,14 @@ impl PersistentShell {
         loop {
             let tick = Instant::now() + TICK;
             let until = deadline.map_or(tick, |d| d.min(tick));
-            let done = [self.exit.fd(), self.reports.read.as_fd()];
+            let done = [self.child.exit_fd(), self.reports.read.as_fd()];
             let ending = watch_outputs(output, &done, cancel, Some(until), out)?;
             match ending {
                 Ending::Done => {
                     if let Some(report) = self.take_report() {
                         return Ok(End::Report(report));
                     }
-                    if pidfd::has_exited(self.exit.fd()) {
+                    if self.child.has_exited() {
                         return Ok(End::Died);
                     }
                     // Forged or partial records: go on.
@@ -68,28 +68,27 @@ impl PersistentShell {
         // start the command's next step. Not once the secret is read: the command is over, and the
         // trap would send the runner back to read it again.
         if self.calls_pipe.queued() > 0 {
-            let _ = nix::sys::signal::kill(self.pid, Signal::SIGINT);
+            self.child.killer().signal(Signal::SIGINT);
         }
         let spare = self.background.clone();
-        let mut sigint = tree::Interrupt::start(self.pid, self.pid, &spare);
+        let mut sigint = self.child.killer().interrupt(&spare);
         let never = CancelToken::new().map_err(ExecError::Setup)?;
         let until = Instant::now() + INTERRUPT_WAIT;
         let mut report = None;
-        while report.is_none() && Instant::now() < until && !pidfd::has_exited(self.exit.fd()) {
+        while report.is_none() && Instant::now() < until && !self.child.has_exited() {
             report = self.wait_for_report(output, out, &never, until.min(Instant::now() + INTERRUPT_ROUND))?;
             if report.is_none() {
                 sigint.again();
             }
         }
-        tree::terminate_descendants(self.pid, self.pid, grace, &self.background);
+        self.child.killer().terminate_descendants(grace, &self.background);
         if report.is_none() {
             report = self.wait_for_report(output, out, &never, Instant::now() + grace.max(COME_BACK_MIN))?;
         }
         if report.is_none() {
             // Ended by itself (the call says so), or still there and killed now.
-            self.died_on_interrupt = pidfd::has_exited(self.exit.fd());
-            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
-            self.exit.reap()?;
+            self.died_on_interrupt = self.child.has_exited();
+            self.child.terminate_sparing(Duration::ZERO, &self.background)?;
         }
         Ok(report)
     }
@@ -106,20 +105,17 @@ impl PersistentShell {
             if let Some(report) = self.take_report() {
                 return Ok(Some(report));
             }
-            if pidfd::has_exited(self.exit.fd()) || Instant::now() >= until || is_stopped(self.pid) {
+            if self.child.has_exited() || Instant::now() >= until || is_stopped(self.pid) {
                 return Ok(None);
             }
-            let done = [self.exit.fd(), self.reports.read.as_fd()];
+            let done = [self.child.exit_fd(), self.reports.read.as_fd()];
             watch_outputs(output, &done, never, Some(until), out)?;
         }
     }
 
     /// Kills the shell and what the current call started, sparing earlier calls' background.
     pub(super) fn kill_call_tree(&mut self) {
-        if !self.exit.is_reaped() {
-            tree::terminate_sparing(self.pid, self.pid, Duration::ZERO, &self.background);
-            let _ = self.exit.reap();
-        }
+        let _ = self.child.terminate_sparing(Duration::ZERO, &self.background);
         self.background = alive(&self.background);
     }
 }

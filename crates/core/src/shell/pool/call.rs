@@ -102,7 +102,7 @@ impl Pool {
         let spec = ShellSpec { shell: &req.shell, env: &req.env, snapshot: req.snapshot.as_deref(), cwd: &req.cwd };
         match PersistentShell::start(&spec, &call.thread, call.cancel, call.deadline) {
             Ok(shell) => {
-                self.started(&call.lease.key, shell.kill_handle());
+                self.started(&call.lease.key, Some(shell.kill_handle()));
                 Ok(Started::Shell(Box::new(shell)))
             }
             Err(error) => {

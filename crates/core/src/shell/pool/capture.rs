@@ -81,7 +81,7 @@ impl Pool {
             slot.capture_due = None;
             let (true, Some(thread), Occupant::Idle(_)) = (now_due, thread, &slot.occupant) else { continue };
             let Occupant::Idle(shell) = std::mem::replace(&mut slot.occupant, Occupant::Vacant) else { continue };
-            slot.occupant = Occupant::Busy(shell.kill_handle());
+            slot.occupant = Occupant::Busy(Some(shell.kill_handle()));
             slot.capturing = true;
             return Some(Job { key, shell, generation: slot.generation, thread });
         }

@@ -41,7 +41,7 @@ mod slots;
 use slots::add_orphans;
 
 use super::carry::Carried;
-use super::persistent::{Call, CallResult, KillHandle, PersistentShell, ShellSpec, StartError};
+use super::persistent::{Call, CallResult, PersistentShell, ShellSpec, StartError};
 use super::pool_thread::PoolThread;
 use crate::cancel::CancelToken;
 use crate::env::Vars;
@@ -49,6 +49,7 @@ use crate::exec::{
     Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
     ReplaceReason, ShellEvent,
 };
+use crate::process::child::ChildKiller;
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::tree;
 
@@ -218,7 +219,7 @@ struct Slot {
 enum Occupant {
     Idle(Box<PersistentShell>),
     /// A call has the shell (or is starting one); the handle kills it at shutdown.
-    Busy(Option<KillHandle>),
+    Busy(Option<ChildKiller>),
     Vacant,
 }
 
@@ -298,7 +299,7 @@ impl Pool {
         };
         self.capture_wake.notify_all();
         for handle in busy {
-            handle.kill();
+            handle.signal(nix::sys::signal::Signal::SIGKILL);
         }
         for shell in idle {
             shell.kill();

@@ -57,7 +57,7 @@ impl Pool {
                 return (Checkout::OneShot { reason, session_cwd, seed }, evicted);
             }
             Occupant::Idle(shell) => {
-                slot.occupant = Occupant::Busy(shell.kill_handle());
+                slot.occupant = Occupant::Busy(Some(shell.kill_handle()));
                 // A capture due and not begun is made now, by this call, before its command.
                 let capture = Self::capture_now(slot, now).then_some(slot.generation);
                 slot.capturing = capture.is_some();
@@ -167,7 +167,7 @@ impl Pool {
     }
 
     /// A new shell of `key` started: it can be killed from now on, and it has no state of its own yet.
-    pub(super) fn started(&self, key: &SlotKey, handle: Option<KillHandle>) {
+    pub(super) fn started(&self, key: &SlotKey, handle: Option<ChildKiller>) {
         let mut state = self.lock();
         if let Some(slot) = state.slots.get_mut(key) {
             if matches!(slot.occupant, Occupant::Busy(_)) {
@@ -181,7 +181,7 @@ impl Pool {
         if shut_down {
             // Shutdown came while the shell was starting and could not see it.
             if let Some(handle) = handle {
-                handle.kill();
+                handle.signal(nix::sys::signal::Signal::SIGKILL);
             }
         }
     }
