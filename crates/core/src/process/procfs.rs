@@ -28,10 +28,11 @@ pub(crate) struct ProcEntry {
 pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
     let mut table = Vec::new();
     if children::adopting() {
-        visit_descendants(|pid| {
+        visit_descendants(own_pid(), |pid| {
             if let Some(entry) = stat(pid) {
                 table.push(entry);
             }
+            true
         });
         return Ok(table);
     }
@@ -47,21 +48,25 @@ pub(crate) fn processes() -> io::Result<Vec<ProcEntry>> {
     Ok(table)
 }
 
-/// Calls `visit` with each descendant of this process, parents before their children (a visitor that
-/// stops what it meets meets the children of a stopped process after it stopped: they cannot have
-/// forked since). A process that is re-parented while the walk goes on may be missed by this walk,
-/// never by the next: callers walk until two walks in a row find nothing new.
-fn visit_descendants(mut visit: impl FnMut(i32)) {
+/// Calls `visit` with each descendant of `root`, parents before their children, and the children
+/// of those for which it returns true (a visitor that stops what it meets meets the children of a
+/// stopped process after it stopped: they cannot have forked since). A process that is re-parented
+/// while the walk goes on may be missed by this walk, never by the next: callers walk until two
+/// walks in a row find nothing new. Costs what `root` runs, not what the machine runs.
+pub(crate) fn visit_descendants(root: i32, mut visit: impl FnMut(i32) -> bool) {
     let mut seen = HashSet::new();
-    let mut queue = vec![std::process::id() as i32];
+    let mut queue = vec![root];
     while let Some(parent) = queue.pop() {
         for child in children_of(parent) {
-            if seen.insert(child) {
-                visit(child);
+            if seen.insert(child) && visit(child) {
                 queue.push(child);
             }
         }
     }
+}
+
+fn own_pid() -> i32 {
+    i32::try_from(std::process::id()).unwrap_or(i32::MAX)
 }
 
 /// The children of every thread of `pid` (a child belongs to the thread that forked it, an adopted
@@ -96,7 +101,10 @@ pub(crate) fn visit_pids(mut visit: impl FnMut(i32)) {
     if children::adopting() {
         // Orphans come back to this process: each generation of a pid-hopper is met among its
         // descendants, and the machine's other processes need no look.
-        visit_descendants(visit);
+        visit_descendants(own_pid(), |pid| {
+            visit(pid);
+            true
+        });
         return;
     }
     if let Ok(dir) = std::fs::read_dir("/proc") {

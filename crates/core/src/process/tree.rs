@@ -63,6 +63,7 @@ impl<'a> Interrupt<'a> {
     pub(crate) fn start(root: Pid, group: Pid, spare: &'a [ProcEntry]) -> Self {
         let mut tree = Tree::new(root, group, spare);
         tree.spare_root = true;
+        tree.freeze = false;
         tree.shared_groups.insert(group.as_raw());
         let mut tree = Doomed::new(tree);
         tree.extend();
@@ -325,6 +326,9 @@ struct Tree<'a> {
     marker: Option<&'a CallMarker>,
     /// The root itself is not a member (it is seeded, so that its children are).
     spare_root: bool,
+    /// Each process met by the walk down from the root is stopped at once (a kill); an interrupt
+    /// only looks.
+    freeze: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -332,7 +336,52 @@ impl<'a> Tree<'a> {
         let own = Own::current();
         let groups =
             if own.may_signal_group(group.as_raw()) { HashSet::from([group.as_raw()]) } else { HashSet::new() };
-        Self { own, root: root.as_raw(), groups, spare, shared_groups: HashSet::new(), marker: None, spare_root: false }
+        Self {
+            own,
+            root: root.as_raw(),
+            groups,
+            spare,
+            shared_groups: HashSet::new(),
+            marker: None,
+            spare_root: false,
+            freeze: true,
+        }
+    }
+
+    /// Walks down from the root (`/proc/<pid>/task/<tid>/children`), never into a process of
+    /// `excluded`, and stops each process it meets the moment it meets it, with its process group
+    /// when that group's leader is gone. What a command forks and orphans over and over (a process
+    /// that forks and exits every millisecond, each generation re-parented to a shell that is a child
+    /// subreaper) is met among the root's descendants at its newest, where a look at every process
+    /// of the machine, slower than a generation's life, could miss it round after round.
+    fn walk_down(&self, excluded: &HashSet<i32>) -> Vec<ProcEntry> {
+        let mut met = Vec::new();
+        procfs::visit_descendants(self.root, |pid| {
+            if excluded.contains(&pid) || !self.own.may_signal(pid) {
+                return false;
+            }
+            if self.freeze {
+                // Pinned before the signal, so that it cannot reach a later process with this pid.
+                let Ok(fd) = pidfd::open(pid) else { return false };
+                let _ = pidfd::send_signal(fd.as_fd(), Signal::SIGSTOP);
+            }
+            let Some(stat) = procfs::stat(pid) else { return false };
+            if !stat.alive {
+                return true;
+            }
+            let group = stat.pgid;
+            if self.freeze
+                && group != pid
+                && self.own.may_signal_group(group)
+                && !self.shared_groups.contains(&group)
+                && procfs::stat(group).is_none_or(|leader| !leader.alive)
+            {
+                let _ = kill(Pid::from_raw(-group), Signal::SIGSTOP);
+            }
+            met.push(stat);
+            true
+        });
+        met
     }
 }
 
@@ -357,15 +406,23 @@ impl Finder for Tree<'_> {
             }
             None => Vec::new(),
         };
-        // Marked processes are seeds: their descendants and the groups they lead belong too.
-        known.extend(marked.iter().map(|e| e.pid));
-        for entry in &marked {
-            if entry.pgid == entry.pid && self.own.may_signal_group(entry.pgid) {
+        let mut walked = self.walk_down(&excluded);
+        walked.retain(|e| !known.contains(&e.pid) && !marked.iter().any(|m| m.pid == e.pid));
+        // Marked and walked processes are seeds: their descendants and the groups they lead, or are
+        // in without a leader, belong too.
+        known.extend(marked.iter().chain(&walked).map(|e| e.pid));
+        for entry in marked.iter().chain(&walked) {
+            let leaderless = entry.pgid != entry.pid && !table.iter().any(|t| t.pid == entry.pgid && t.alive);
+            if (entry.pgid == entry.pid || leaderless)
+                && self.own.may_signal_group(entry.pgid)
+                && !self.shared_groups.contains(&entry.pgid)
+            {
                 self.groups.insert(entry.pgid);
             }
         }
         let mut found = closure(&table, &known, &mut self.groups, self.own, &excluded);
         found.extend(marked);
+        found.extend(walked);
         if root_is_new {
             if let Some(root) = table.iter().find(|e| e.pid == self.root && e.alive) {
                 if self.own.may_signal(root.pid) {

@@ -32,7 +32,8 @@ pub(super) struct Preforked {
 impl Preforked {
     /// Hands the watchdog the runtime's token and grace.
     pub(super) fn watch(&mut self, token: &str, grace: Duration) -> std::io::Result<()> {
-        writeln!(self.pipe, "token {token} {}", grace.as_millis())
+        // One write: a line under `PIPE_BUF` arrives whole, in one read.
+        self.pipe.write_all(format!("token {token} {}\n", grace.as_millis()).as_bytes())
     }
 }
 
