@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::lines::{count_lines, LineRange};
-use crate::scan::{Entry, Excerpt, KeptLine};
+use crate::scan::{Entry, ErrorIndex, Excerpt, KeptLine, Rank};
 use crate::signatures::{Severity, SignatureSet};
 use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
@@ -35,6 +35,9 @@ fn tail_share(max_bytes: usize) -> usize {
 
 /// Room kept for the two marker lines.
 const MARKER_ROOM: usize = 600;
+
+/// A matched text (numbers aside) seen this many times or more is common: rarer ones are chosen first.
+const COMMON: u32 = 8;
 
 /// Counts of matched lines, for the metadata.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -116,19 +119,23 @@ pub fn build(
     // for them.
     // Within this view's head share, which is smaller than what was kept when the view's budget is
     // (an error result's, `bash.maxErrorOutputBytes`).
-    let kept = &excerpt.head[..excerpt.head.len().min(crate::scan::head_share(max_bytes))];
-    let head_bytes: &[u8] = match memchr::memrchr(b'\n', kept) {
-        Some(end) => &kept[..=end],
-        None => &kept[..complete_utf8_len(kept)],
-    };
-    let head_lines = count_lines(head_bytes);
+    let mut head_bytes = head_of(&excerpt.head, crate::scan::head_share(max_bytes));
+    let mut head_lines = count_lines(head_bytes);
     let tail_first_of = |part: &[u8]| (total_lines + 1).saturating_sub(count_lines(part)).max(1);
 
     // The matched lines between the head and the shortest tail, within their share.
     let shortest_tail = last_bytes(tail, tail_share(max_bytes));
     let room = max_bytes.saturating_sub(head_bytes.len() + shortest_tail.len() + MARKER_ROOM);
     let mut section = Section::new(&excerpt.index.lines, head_lines, tail_first_of(shortest_tail));
-    section.choose(&excerpt.index.entries, room.min(section_share(max_bytes)), warning_share(max_bytes));
+    section.choose(&excerpt.index, room.min(section_share(max_bytes)), warning_share(max_bytes));
+    if section.chosen.is_empty() && head_bytes.ends_with(b"\n") {
+        // Nothing matched in the middle: the head takes more of the budget (the tail keeps most), in
+        // whole lines (more of a first line too long for the head would tell nothing more).
+        let room = max_bytes.saturating_sub(MARKER_ROOM);
+        head_bytes = head_of(&excerpt.head, crate::scan::grown_head_share(room));
+        head_lines = count_lines(head_bytes);
+        section.after = head_lines;
+    }
 
     // The tail gets the rest; matched lines it now covers are dropped from the section.
     let tail_room = max_bytes.saturating_sub(head_bytes.len() + section.cost + MARKER_ROOM);
@@ -225,6 +232,16 @@ pub fn build(
     }
 }
 
+/// The complete lines of the first `share` bytes of `head`, or the start of a first line too long for
+/// them.
+fn head_of(head: &[u8], share: usize) -> &[u8] {
+    let kept = &head[..head.len().min(share)];
+    match memchr::memrchr(b'\n', kept) {
+        Some(end) => &kept[..=end],
+        None => &kept[..complete_utf8_len(kept)],
+    }
+}
+
 fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
@@ -295,17 +312,24 @@ impl<'a> Section<'a> {
         Section { kept, after, before, chosen: Vec::new(), lines: BTreeSet::new(), cost: 0 }
     }
 
-    /// Errors by line, then warnings by line, each taken if it fits.
-    fn choose(&mut self, entries: &[Entry], budget: usize, warning_budget: usize) {
+    /// The signatures' errors, then the errors found by their shape, then warnings; within each,
+    /// rare texts before those repeated many times (numbers aside), then by line; each taken if it
+    /// fits, and a text already taken is not taken again.
+    fn choose(&mut self, index: &ErrorIndex, budget: usize, warning_budget: usize) {
+        let entries = &index.entries;
         let mut order: Vec<usize> = (0..entries.len()).filter(|&i| self.admits(entries[i].line)).collect();
-        order.sort_by_key(|&i| (entries[i].severity, entries[i].line));
+        order.sort_by_key(|&i| (entries[i].rank, index.repeats_of(&entries[i]) >= COMMON, entries[i].line));
         let mut warning_cost = 0;
+        let mut taken = std::collections::HashSet::new();
         for i in order {
             let entry = entries[i];
+            if taken.contains(&entry.exact) {
+                continue;
+            }
             let new: Vec<u64> = self.entry_lines(&entry).filter(|n| !self.lines.contains(n)).collect();
             // One group separator per entry at most.
             let delta: usize = new.iter().map(|n| self.line_cost(*n)).sum::<usize>() + 3;
-            let warning = entry.severity == Severity::Warning;
+            let warning = entry.rank == Rank::Warning;
             if self.cost + delta > budget || (warning && warning_cost + delta > warning_budget) {
                 continue;
             }
@@ -315,6 +339,7 @@ impl<'a> Section<'a> {
             }
             self.lines.extend(new);
             self.chosen.push(i);
+            taken.insert(entry.exact);
         }
     }
 

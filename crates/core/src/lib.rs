@@ -79,6 +79,7 @@ mod scan;
 mod schema;
 mod session;
 mod settings;
+mod shape;
 mod shell;
 mod signatures;
 mod sink;

@@ -7,10 +7,12 @@
 //! split across chunks is still found. Regexes run only on lines holding a literal.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 
-use crate::signatures::{Severity, SignatureSet};
+use crate::shape;
+use crate::signatures::{Match, Severity, SignatureSet};
 use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
 
@@ -29,6 +31,13 @@ pub fn head_share(max_bytes: usize) -> usize {
     max_bytes / 100 * 15
 }
 
+/// The share the first lines may grow to when nothing between them and the last lines matched (an
+/// error early in a long output that nothing later repeats is then in the view); the scanner keeps
+/// this many bytes.
+pub fn grown_head_share(max_bytes: usize) -> usize {
+    max_bytes / 100 * 40
+}
+
 /// One kept line: its first [`LINE_CAP`] bytes (cut on a character boundary) and its real length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptLine {
@@ -37,14 +46,55 @@ pub struct KeptLine {
     pub len: u64,
 }
 
-/// A line that matched a signature, and the lines around it that were kept with it.
+/// Lines kept after a matched line while they sit deeper than it (a traceback's frames, a memory
+/// checker's `at 0x…` lines, a Java cause's `at` lines), at most this many.
+pub(crate) const CONTINUATION_MAX: u64 = 16;
+
+/// How far above an error the scanner looks for the line that names what it is about (the request
+/// of a download, the file of a linter's list).
+const SUBJECT_BEFORE: usize = 3;
+
+/// Distinct matched texts counted for [`ErrorIndex::repeats`]; past that, a text counts as rare.
+const REPEATS_MAX: usize = 16_384;
+
+/// How much a matched line matters, most first: a signature's error, an error found by its shape
+/// ([`crate::shape`]), a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rank {
+    Error,
+    Shape,
+    Warning,
+}
+
+impl Rank {
+    fn of(found: &Match) -> Option<Rank> {
+        match found.severity {
+            Severity::Error if found.by_shape => Some(Rank::Shape),
+            Severity::Error => Some(Rank::Error),
+            Severity::Warning => Some(Rank::Warning),
+            Severity::Ignore => None,
+        }
+    }
+
+    fn slot(self) -> usize {
+        self as usize
+    }
+}
+
+/// A line that matched a signature or an error's shape, and the lines around it kept with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
     pub line: u64,
     pub severity: Severity,
+    pub rank: Rank,
     /// First and last line of the entry with its context (the last may lie past the output's end).
     pub first: u64,
     pub last: u64,
+    /// The line's text with its numbers left out ([`normalized_key`]): lines that differ only in a
+    /// count, an address or a line number share it.
+    pub key: u64,
+    /// The line's exact text, hashed: the same error printed twice is shown once.
+    pub exact: u64,
 }
 
 /// What the scan found.
@@ -58,12 +108,22 @@ pub struct ErrorIndex {
     pub errors_found: u64,
     /// Every line that matched a warning signature, kept or not.
     pub warnings_found: u64,
+    /// How many matched lines share each [`Entry::key`] (the first [`REPEATS_MAX`] keys): a line
+    /// repeated hundreds of times ranks below a rare one.
+    pub repeats: HashMap<u64, u32>,
+}
+
+impl ErrorIndex {
+    /// How many matched lines read like `entry`'s, numbers aside.
+    pub fn repeats_of(&self, entry: &Entry) -> u32 {
+        self.repeats.get(&entry.key).copied().unwrap_or(1)
+    }
 }
 
 /// The scan's result, for the view: the output's first bytes and the index.
 #[derive(Debug, Clone)]
 pub struct Excerpt {
-    /// The first [`head_share`] bytes of the output (fewer if it was shorter), raw.
+    /// The first [`grown_head_share`] bytes of the output (fewer if it was shorter), raw.
     pub head: Vec<u8>,
     /// The matched lines and their context.
     pub index: ErrorIndex,
@@ -87,9 +147,9 @@ pub(crate) struct Scanner {
     /// Lines that end within this many bytes are in every view's head, and are not indexed: the
     /// head share of the smallest budget a view of this output may have.
     shown_head: usize,
-    /// Byte budget of kept lines per severity (errors, warnings).
-    budget: [usize; 2],
-    kept: [usize; 2],
+    /// Byte budget of kept lines per rank (errors, shapes, warnings).
+    budget: [usize; 3],
+    kept: [usize; 3],
     /// Bytes and newlines before the current chunk.
     offset: u64,
     newlines: u64,
@@ -105,9 +165,19 @@ pub(crate) struct Scanner {
     longest_literal: usize,
     /// Complete lines up to this number are kept as context after a match.
     capture_until: u64,
-    /// The severity the current after-context is charged to.
+    /// The rank slot the current after-context is charged to.
     capture_severity: usize,
+    /// After the last kept match: the depth lines must sit deeper than to belong to it, the rank slot
+    /// they are charged to, and the last line number they may have.
+    continuation: Option<Continuation>,
     index: ErrorIndex,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Continuation {
+    indent: usize,
+    slot: usize,
+    until: u64,
 }
 
 /// Where the lines before a matched line are: complete lines of the current chunk from `from`
@@ -129,10 +199,10 @@ impl Scanner {
         }
         Some(Scanner {
             head: Vec::new(),
-            head_bytes: head_share(max_bytes),
+            head_bytes: grown_head_share(max_bytes),
             shown_head: head_share(smallest_view.min(max_bytes)),
-            budget: [max_bytes, max_bytes / 4],
-            kept: [0, 0],
+            budget: [max_bytes, max_bytes / 2, max_bytes / 4],
+            kept: [0, 0, 0],
             offset: 0,
             newlines: 0,
             partial: Vec::new(),
@@ -140,10 +210,11 @@ impl Scanner {
             partial_hit: false,
             last: Vec::new(),
             recent: VecDeque::new(),
-            most_before: usize::from(set.most_before()),
+            most_before: usize::from(set.most_before()).max(SUBJECT_BEFORE),
             longest_literal: set.longest_literal(),
             capture_until: 0,
             capture_severity: 0,
+            continuation: None,
             index: ErrorIndex::default(),
             set,
         })
@@ -216,7 +287,7 @@ impl Scanner {
     fn scan_lines(&mut self, chunk: &[u8], from: usize, to: usize, searched: bool, mut line_no: u64) {
         let mut at = from;
         while at < to {
-            let line_start = if self.capture_until >= line_no {
+            let line_start = if self.capture_until >= line_no || self.continuation.is_some() {
                 at
             } else if !searched {
                 return;
@@ -256,48 +327,80 @@ impl Scanner {
         if line_no <= self.capture_until {
             self.keep(line_no, line, self.capture_severity);
         }
+        self.continue_entry(line_no, line);
         if !hit {
             return;
         }
         let text = text_of(whole.unwrap_or(&line.bytes));
         let Some(found) = self.set.classify(&text) else { return };
-        let severity = match found.severity {
-            Severity::Error => 0,
-            Severity::Warning => 1,
-            Severity::Ignore => return,
-        };
-        if severity == 0 {
+        let Some(rank) = Rank::of(&found) else { return };
+        if found.severity == Severity::Error {
             self.index.errors_found += 1;
         } else {
             self.index.warnings_found += 1;
         }
+        let key = normalized_key(&text);
+        if self.index.repeats.len() < REPEATS_MAX || self.index.repeats.contains_key(&key) {
+            *self.index.repeats.entry(key).or_insert(0) += 1;
+        }
+        let slot = rank.slot();
         // In the head (shown anyway), or over budget: counted only.
-        if end <= self.shown_head as u64 || self.kept[severity] >= self.budget[severity] {
+        if end <= self.shown_head as u64 || self.kept[slot] >= self.budget[slot] {
             return;
         }
         let mut first = line_no;
-        for (number, kept) in self.lines_before(before, line_no, usize::from(found.before)) {
-            self.keep(number, &kept, severity);
+        let wanted =
+            if found.before == 0 && rank != Rank::Warning { SUBJECT_BEFORE } else { usize::from(found.before) };
+        let mut before_lines = self.lines_before(before, line_no, wanted);
+        if found.before == 0 {
+            // Only the line that names the request or the file, and what lies between it and the match.
+            match before_lines.iter().rposition(|(_, kept)| names_a_subject(&kept.bytes)) {
+                Some(at) => drop(before_lines.drain(..at)),
+                None => before_lines.clear(),
+            }
+        }
+        for (number, kept) in before_lines {
+            self.keep(number, &kept, slot);
             first = first.min(number);
         }
-        self.keep(line_no, line, severity);
+        self.keep(line_no, line, slot);
         let last = line_no + u64::from(found.after);
         self.index.entries.push(Entry {
             line: line_no,
-            severity: if severity == 0 { Severity::Error } else { Severity::Warning },
+            severity: found.severity,
+            rank,
             first,
             last,
+            key,
+            exact: hash_bytes(text.as_bytes()),
         });
         if last > self.capture_until {
             self.capture_until = last;
-            self.capture_severity = severity;
+            self.capture_severity = slot;
+        }
+        self.continuation =
+            shape::indent(&line.bytes).map(|indent| Continuation { indent, slot, until: line_no + CONTINUATION_MAX });
+    }
+
+    /// Keeps `line` with the last entry while it sits deeper than that entry's line (see
+    /// [`CONTINUATION_MAX`]); the first line that does not ends the continuation.
+    fn continue_entry(&mut self, line_no: u64, line: &KeptLine) {
+        let Some(continuation) = self.continuation else { return };
+        let deeper = shape::indent(&line.bytes).is_some_and(|indent| indent > continuation.indent);
+        if !deeper || line_no > continuation.until {
+            self.continuation = None;
+            return;
+        }
+        self.keep(line_no, line, continuation.slot);
+        if let Some(entry) = self.index.entries.last_mut() {
+            entry.last = entry.last.max(line_no);
         }
     }
 
-    fn keep(&mut self, line_no: u64, line: &KeptLine, severity: usize) {
-        if let std::collections::btree_map::Entry::Vacant(slot) = self.index.lines.entry(line_no) {
-            self.kept[severity] += line.bytes.len() + 16;
-            slot.insert(line.clone());
+    fn keep(&mut self, line_no: u64, line: &KeptLine, slot: usize) {
+        if let std::collections::btree_map::Entry::Vacant(vacant) = self.index.lines.entry(line_no) {
+            self.kept[slot] += line.bytes.len() + 16;
+            vacant.insert(line.clone());
         }
     }
 
@@ -388,6 +491,53 @@ impl Scanner {
             self.last.drain(..excess);
         }
     }
+}
+
+/// Whether a line names what the error after it is about: a URL (a download's request line) or a
+/// path alone on its line (a linter's file heading).
+fn names_a_subject(line: &[u8]) -> bool {
+    if memchr::memmem::find(line, b"://").is_some() {
+        return true;
+    }
+    let text = line.trim_ascii();
+    !text.is_empty()
+        && text.len() < 512
+        && !text.contains(&b' ')
+        && (text.contains(&b'/') || text.contains(&b'.'))
+        && text.iter().any(u8::is_ascii_alphabetic)
+}
+
+/// The hash of `text` with every run of digits (and the hex digits after `0x`) left out: `line 12`
+/// and `line 13`, `0x1f3a` and `0x2b00` read alike.
+fn normalized_key(text: &str) -> u64 {
+    let mut hasher = hash_state().build_hasher();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b.is_ascii_digit() {
+            let hex = b == b'0' && matches!(bytes.get(at + 1), Some(b'x' | b'X'));
+            at += if hex { 2 } else { 1 };
+            while at < bytes.len() && (bytes[at].is_ascii_digit() || hex && bytes[at].is_ascii_hexdigit()) {
+                at += 1;
+            }
+            hasher.write_u8(b'#');
+        } else {
+            hasher.write_u8(b);
+            at += 1;
+        }
+    }
+    hasher.finish()
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    hash_state().hash_one(bytes)
+}
+
+/// One hasher state per process: keys are compared within one output only.
+fn hash_state() -> &'static std::collections::hash_map::RandomState {
+    static STATE: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+    STATE.get_or_init(Default::default)
 }
 
 fn capped(bytes: &[u8]) -> Vec<u8> {

@@ -264,10 +264,12 @@ impl Settings {
                 })?;
                 let (list, warnings) = signatures::validate(list, key);
                 let current = &self.error_signatures;
+                // A base set of one's own says what an error is: the built-in error shapes go with
+                // the built-in signatures.
                 self.error_signatures = Arc::new(if key == "bash.errorSignatures" {
                     SignatureSet::new(list, current.extra().to_vec())
                 } else {
-                    SignatureSet::new(current.base().to_vec(), list)
+                    SignatureSet::new(current.base().to_vec(), list).with_shapes(current.shapes())
                 });
                 return Ok((!warnings.is_empty()).then(|| warnings.join("; ")));
             }

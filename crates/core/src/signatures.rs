@@ -12,6 +12,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::shape;
+
 /// Most lines of context a signature may ask for on either side: context is for the one or two lines
 /// that locate an error (`--> src/main.rs:3:5`, a traceback frame), not for whole reports.
 pub const MAX_CONTEXT: u8 = 8;
@@ -96,9 +98,13 @@ fn check(signature: &Signature) -> Result<(), String> {
 
 /// What a line matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Match {
-    /// The matching signature's severity.
+    /// The matching signature's severity (an error for a line matched by its shape).
     pub severity: Severity,
+    /// No signature matched: the line reads like a diagnostic (see [`SignatureSet::classify`]). Such
+    /// lines rank below the signatures' errors and above warnings.
+    pub by_shape: bool,
     /// Lines of context kept before the line.
     pub before: u8,
     /// Lines of context kept after the line.
@@ -110,6 +116,8 @@ pub struct Match {
 pub struct SignatureSet {
     base: Vec<Signature>,
     extra: Vec<Signature>,
+    /// Whether lines no signature matches are also looked at for an error's shape.
+    shapes: bool,
     compiled: OnceLock<Compiled>,
 }
 
@@ -127,6 +135,8 @@ struct Compiled {
     per_line: Option<AhoCorasick>,
     /// For each literal, the signatures (indices, ascending) that list it.
     by_literal: Vec<Vec<usize>>,
+    /// For each literal, whether it is one of the words of an error's shape (`crate::shape`).
+    shape_literal: Vec<bool>,
 }
 
 struct CompiledSignature {
@@ -156,14 +166,30 @@ impl CompiledSignature {
 impl SignatureSet {
     /// `base` and `extra` should have been checked (as settings check them, dropping each broken one
     /// with a warning); a signature that was not and is broken only never matches.
+    /// The set matches what these signatures match and nothing else (see [`Self::with_shapes`]).
     pub fn new(base: Vec<Signature>, extra: Vec<Signature>) -> SignatureSet {
-        SignatureSet { base, extra, compiled: OnceLock::new() }
+        SignatureSet { base, extra, shapes: false, compiled: OnceLock::new() }
     }
 
-    /// The built-in set, built once per process and shared.
+    /// With `shapes`, a line no signature matches is an error when it reads like a diagnostic (a
+    /// severity word where a diagnostic puts it, a location, a tool's name before a message, a
+    /// non-zero exit code): formats no signature names are found too, ranked below the signatures'
+    /// errors. The built-in set has them; a set whose base was replaced does not.
+    pub fn with_shapes(mut self, shapes: bool) -> SignatureSet {
+        self.shapes = shapes;
+        self.compiled = OnceLock::new();
+        self
+    }
+
+    /// Whether the set looks for errors by their shape too.
+    pub fn shapes(&self) -> bool {
+        self.shapes
+    }
+
+    /// The built-in set and the error shapes, built once per process and shared.
     pub fn defaults() -> Arc<SignatureSet> {
         static DEFAULTS: OnceLock<Arc<SignatureSet>> = OnceLock::new();
-        DEFAULTS.get_or_init(|| Arc::new(SignatureSet::new(default_signatures(), Vec::new()))).clone()
+        DEFAULTS.get_or_init(|| Arc::new(SignatureSet::new(default_signatures(), Vec::new()).with_shapes(true))).clone()
     }
 
     /// The base set (the built-in one unless `bash.errorSignatures` replaced it).
@@ -177,7 +203,7 @@ impl SignatureSet {
     }
 
     fn compiled(&self) -> &Compiled {
-        self.compiled.get_or_init(|| Compiled::new(self.all()))
+        self.compiled.get_or_init(|| Compiled::new(self.all(), self.shapes))
     }
 
     /// Whether any line can match at all. Read off the signatures, not their automata: a call whose
@@ -206,7 +232,11 @@ impl SignatureSet {
     /// The length of the longest literal: a literal cut by a chunk boundary lies within this many
     /// bytes of it.
     pub fn longest_literal(&self) -> usize {
-        self.all().flat_map(|s| &s.literals).map(String::len).max().unwrap_or(0)
+        let signatures = self.all().flat_map(|s| &s.literals).map(String::len).max().unwrap_or(0);
+        if signatures == 0 || !self.shapes {
+            return signatures;
+        }
+        signatures.max(shape::literals().map(|l| l.len()).max().unwrap_or(0))
     }
 
     /// The most lines of context before a match any signature asks for.
@@ -214,35 +244,50 @@ impl SignatureSet {
         self.all().map(|s| s.before.min(MAX_CONTEXT)).max().unwrap_or(0)
     }
 
-    /// The first signature (extra ones first, then the base set, each in order) that `line` matches.
-    /// `line` is one line of text without its newline, ANSI escapes removed.
+    /// The first signature (extra ones first, then the base set, each in order) that `line` matches;
+    /// else, when the line reads like a diagnostic (a severity word where a diagnostic puts it, a
+    /// location, a tool's name before a message, a non-zero exit: `crate::shape`), an error found by
+    /// its shape. `line` is one line of text without its newline, ANSI escapes removed.
     pub fn classify(&self, line: &str) -> Option<Match> {
         let compiled = self.compiled();
         let per_line = compiled.per_line.as_ref()?;
         let mut candidates: Vec<usize> = Vec::new();
+        let mut shape_word = false;
         for found in per_line.find_overlapping_iter(line) {
-            if let Some(signatures) = compiled.by_literal.get(found.pattern().as_usize()) {
+            let id = found.pattern().as_usize();
+            if let Some(signatures) = compiled.by_literal.get(id) {
                 candidates.extend(signatures);
             }
+            shape_word |= compiled.shape_literal.get(id).copied().unwrap_or(false);
         }
         candidates.sort_unstable();
         candidates.dedup();
-        candidates.into_iter().find_map(|index| {
+        let signature = candidates.into_iter().find_map(|index| {
             let signature = &compiled.signatures[index];
             signature.is_match(line).then_some(Match {
                 severity: signature.severity,
+                by_shape: false,
                 before: signature.before,
                 after: signature.after,
+            })
+        });
+        signature.or_else(|| {
+            (shape_word && shape::is_diagnostic(line)).then_some(Match {
+                severity: Severity::Error,
+                by_shape: true,
+                before: 0,
+                after: 0,
             })
         })
     }
 }
 
 impl Compiled {
-    fn new<'a>(signatures: impl Iterator<Item = &'a Signature>) -> Compiled {
+    fn new<'a>(signatures: impl Iterator<Item = &'a Signature>, shapes: bool) -> Compiled {
         let mut literals: Vec<String> = Vec::new();
         let mut by_literal: Vec<Vec<usize>> = Vec::new();
         let mut compiled = Vec::new();
+        let mut shape_literal = Vec::new();
         for (index, signature) in signatures.enumerate() {
             for literal in &signature.literals {
                 let id = match literals.iter().position(|l| l == literal) {
@@ -264,6 +309,20 @@ impl Compiled {
                 after: signature.after.min(MAX_CONTEXT),
             });
         }
+        shape_literal.resize(literals.len(), false);
+        // Only a set with signatures looks for shapes: an empty set turns the excerpt off.
+        if shapes && !literals.is_empty() {
+            for word in shape::literals() {
+                match literals.iter().position(|l| *l == word) {
+                    Some(id) => shape_literal[id] = true,
+                    None => {
+                        literals.push(word);
+                        by_literal.push(Vec::new());
+                        shape_literal.push(true);
+                    }
+                }
+            }
+        }
         let build = |kind: MatchKind| {
             if literals.is_empty() {
                 return None;
@@ -278,7 +337,7 @@ impl Compiled {
         };
         let prefilter = build(MatchKind::LeftmostFirst);
         let per_line = prefilter.as_ref().and_then(|_| build(MatchKind::Standard));
-        Compiled { signatures: compiled, prefilter, per_line, by_literal }
+        Compiled { signatures: compiled, prefilter, per_line, by_literal, shape_literal }
     }
 }
 
@@ -310,6 +369,7 @@ mod tests {
             "error[E0308]: mismatched types",
             "error: could not compile `demo` (bin \"demo\") due to 2 previous errors",
             "thread 'tests::adds' panicked at src/lib.rs:10:9:",
+            "thread 'main' (4655) panicked at src/main.rs:1:55:",
             "main.c:3:5: error: 'y' undeclared (first use in this function)",
             "Main.java:3: error: cannot find symbol",
             "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",

@@ -144,13 +144,13 @@ fn tool_call_truncated_shows_why_and_where_the_rest_is() {
         screen(&entry),
         [
             "$ seq 1 100000",
-            "  … 8,906 earlier lines · ctrl+o to expand",
+            "  … 9,325 earlier lines · ctrl+o to expand",
             "  99996",
             "  99997",
             "  99998",
             "  99999",
             "  100000",
-            "  ⚠ Truncated: showing lines 1-1,757, 92,848-100,000 of 100,000 (50.0KB",
+            "  ⚠ Truncated: showing lines 1-4,269, 94,941-100,000 of 100,000 (50.0KB",
             "  limit) · full output: artifact://1",
             "  ✓ exit 0 · 1.23s · timeout 300s",
         ]
@@ -198,7 +198,7 @@ fn tool_call_expanded_reads_the_full_output_from_the_artifact() {
     assert_eq!(screen[0], " $ seq 1 100000 — what the model saw");
     assert_eq!(
         screen[3..5],
-        [" 8,913 [Showing lines 1-1757, 92848-100000 of 100000 (50.0KB limit). Ful", "       l: artifact://1]"]
+        [" 9,332 [Showing lines 1-4269, 94941-100000 of 100000 (50.0KB limit). Ful", "       l: artifact://1]"]
     );
     // Search: `/` pattern, Enter; the view moves to the match.
     pager.handle(&KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
@@ -286,7 +286,7 @@ fn bang_clamps_long_lines_and_warns_of_truncation() {
     assert_eq!(
         screen[screen.len() - 3..],
         [
-            "  ⚠ Output truncated: 8,910 of 100,000 lines kept for the model · full",
+            "  ⚠ Output truncated: 9,329 of 100,000 lines kept for the model · full",
             // artifact://1 keeps the full output of the clamped line above.
             "  output: artifact://2",
             "  ✓ exit 0 · 1.23s",
