@@ -357,7 +357,7 @@ rm -rf build
     {
         "name": "pip-resolution-impossible",
         "what": "pip install -v of pinned requirements whose pins conflict (flask 3.0.0 needs Werkzeug>=3.0.0)",
-        "setup": venv(".venv-pipres", f"pip==24.3.1") + r"""
+        "setup": venv(".venv-pipres", "pip==24.3.1") + r"""
 cat > requirements.txt <<'EOF'
 flask==3.0.0
 werkzeug==2.3.8
