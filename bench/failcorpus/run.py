@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """Scores what a model sees of real failing runs: the excerpt view (`bash.view=smart`, the default)
-against the plain tail (`bash.view=tail`), and, computed here for reference, a 25 KB head + 25 KB
-tail split.
+against the plain tail (`bash.view=tail`), and, computed here over the same full output, three
+head + tail splits: 25 KB + 25 KB (a reference of bashrt's size), Codex's (the first and the last
+20,000 bytes, cut on lines: about 40,000 bytes, half head, half tail) and Claude Code's (30,000
+characters with the middle cut: the first and the last 15,000 characters).
 
-For each case of cases.py: set it up in a scratch directory, run its command through
-`bashrt run --json`, take the full output from the call's artifact, then run the tail view over the
-same bytes (`bashrt run --json --set bash.view=tail -- cat ARTIFACT`). A needed line (from the case's
-rule) counts as present when a line of the view has the same text (a leading `N:`/`N-` line number
-of the excerpt is ignored). Prints a Markdown table.
+Two sets of cases: cases.py (`old`) and cases_fresh.py (`fresh`, of other kinds, with rules written by
+someone who had not seen how the excerpt picks lines). For each case: set it up in a scratch
+directory, run its command through `bashrt run --json`, take the full output from the call's
+artifact, then run the tail view over the same bytes (`bashrt run --json --set bash.view=tail -- cat
+ARTIFACT`). An output that fits bashrt's budget is shown whole by bashrt (both views are the output);
+it is still scored, since the peers' budgets are smaller. A needed line (from the case's rule) counts
+as present when a line of the view has the same text (a leading `N:`/`N-` line number of the excerpt
+is ignored). Prints one Markdown table per set.
 
-    bench/failcorpus/run.py [--bashrt target/release/bashrt] [--work /tmp/bashrt-failcorpus] [--only NAME]...
+    bench/failcorpus/run.py [--bashrt target/release/bashrt] [--work /tmp/bashrt-failcorpus]
+                            [--cases all|old|fresh] [--only NAME]... [--json FILE]
 """
 
 import argparse
@@ -22,10 +28,22 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import CASES  # noqa: E402
+from cases import CASES as OLD_CASES  # noqa: E402
+from cases_fresh import CASES as FRESH_CASES  # noqa: E402
 
 NUMBERED = re.compile(r"^\d+[:-]")
 BUDGET = 50 * 1024
+CODEX_HALF_BYTES = 20_000
+CLAUDE_HALF_CHARS = 15_000
+
+# The views scored, in table order: key, column title.
+VIEWS = [
+    ("smart", "excerpt"),
+    ("tail", "tail"),
+    ("headtail", "head+tail 25+25 KB"),
+    ("codex", "Codex 20+20 KB"),
+    ("claude", "Claude Code 15k+15k chars"),
+]
 
 
 def view_lines(text):
@@ -61,14 +79,24 @@ def score(full_lines, case, text):
             "view_bytes": len(text.encode())}
 
 
-def head_tail(full, budget):
-    """A 50/50 head + tail split of `budget` bytes, cut on lines."""
-    half = budget // 2
+def head_tail(full, half):
+    """The first and the last `half` bytes, cut on lines (the whole output when it fits in 2 * half)."""
+    if len(full) <= 2 * half:
+        return clean_text(full.decode("utf-8", "replace"))
     head = full[:half]
     head = head[: head.rfind(b"\n") + 1] if b"\n" in head else head
     tail = full[-half:]
     tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else tail
-    return (head + b"\n...\n" + tail).decode("utf-8", "replace")
+    return clean_text((head + b"\n...\n" + tail).decode("utf-8", "replace"))
+
+
+def middle_cut_chars(full, half):
+    """The first and the last `half` characters, cut anywhere (the whole output when it fits)."""
+    text = full.decode("utf-8", "replace")
+    if len(text) <= 2 * half:
+        return clean_text(text)
+    cut = len(text) - 2 * half
+    return clean_text(text[:half] + f"\n\n... [{cut} characters truncated] ...\n\n" + text[-half:])
 
 
 def run_json(bashrt, env, cwd, args):
@@ -81,12 +109,74 @@ def clean(line):
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line).replace("\r", "")
 
 
+def clean_text(text):
+    return "\n".join(clean(l) for l in text.split("\n"))
+
+
+NOTICE = re.compile(r"\n\n((?:Command exited with code -?\d+|Command (?:was )?killed by signal .*|\[.*\])\n?)+$")
+
+
+def whole_output(text):
+    """The output of a result that was not cut: its text without the notices bashrt adds at the end."""
+    return NOTICE.sub("\n", text)
+
+
+def run_case(case, bashrt, env, work, state):
+    cwd = os.path.join(work, case["name"])
+    os.makedirs(cwd, exist_ok=True)
+    setup = subprocess.run(["bash", "-c", case["setup"]], cwd=cwd, env=env, capture_output=True, text=True)
+    if setup.returncode != 0:
+        print(f"{case['name']}: setup failed:\n{setup.stderr[-2000:]}", file=sys.stderr)
+        return None
+    smart = run_json(bashrt, env, cwd, ["--", case["command"]])
+    smart_text = smart["content"][0]["text"]
+    trunc = (smart.get("details", {}).get("meta") or {}).get("truncation")
+    if trunc and trunc.get("artifactId") is not None:
+        paths = glob.glob(os.path.join(state, "sessions", "*", "artifacts", f"{trunc['artifactId']}.bash.log"))
+        with open(paths[0], "rb") as f:
+            full = f.read()
+        tail = run_json(bashrt, env, cwd, ["--set", "bash.view=tail", "--", f"cat {paths[0]}"])
+        tail_text = tail["content"][0]["text"]
+        whole = False
+    elif trunc:
+        print(f"{case['name']}: output cut but not kept ({smart['details']}); skipped", file=sys.stderr)
+        return None
+    else:
+        # Shown whole: both of bashrt's views are the output itself.
+        full = whole_output(smart_text).encode()
+        tail_text = smart_text
+        whole = True
+    full_lines = [clean(l) for l in full.decode("utf-8", "replace").split("\n")]
+    row = {
+        "name": case["name"],
+        "what": case["what"],
+        "lines": len(full_lines),
+        "bytes": len(full),
+        "whole": whole,
+        "exit": smart["details"].get("exitCode"),
+        "smart": score(full_lines, case, smart_text),
+        "tail": score(full_lines, case, tail_text),
+        "headtail": score(full_lines, case, head_tail(full, BUDGET // 2)),
+        "codex": score(full_lines, case, head_tail(full, CODEX_HALF_BYTES)),
+        "claude": score(full_lines, case, middle_cut_chars(full, CLAUDE_HALF_CHARS)),
+        "error_lines": (trunc or {}).get("errorLines"),
+    }
+    if row["smart"]["needed"] == 0:
+        print(f"{case['name']}: the rule matched no line of the output; skipped", file=sys.stderr)
+        return None
+    if row["smart"]["first"] is None:
+        print(f"{case['name']}: the first-error rule matched no line of the output", file=sys.stderr)
+    return row
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser()
     ap.add_argument("--bashrt", default=os.path.join(repo, "target/release/bashrt"))
     ap.add_argument("--work", default="/tmp/bashrt-failcorpus")
+    ap.add_argument("--cases", choices=("all", "old", "fresh"), default="all",
+                    help="old: cases.py, fresh: cases_fresh.py, all: both (reported apart)")
     ap.add_argument("--only", action="append")
     ap.add_argument("--json", help="write the raw results here")
     args = ap.parse_args()
@@ -96,47 +186,30 @@ def main():
     env = dict(os.environ, BASHRT_STATE_DIR=state, CARGO_TERM_COLOR="never", NO_COLOR="1")
     env.pop("BASHRT_SETTINGS", None)
 
-    results = []
-    for case in CASES:
-        if args.only and case["name"] not in args.only:
-            continue
-        cwd = os.path.join(args.work, case["name"])
-        os.makedirs(cwd, exist_ok=True)
-        setup = subprocess.run(["bash", "-c", case["setup"]], cwd=cwd, env=env, capture_output=True, text=True)
-        if setup.returncode != 0:
-            print(f"{case['name']}: setup failed:\n{setup.stderr[-2000:]}", file=sys.stderr)
-            continue
-        smart = run_json(bashrt, env, cwd, ["--", case["command"]])
-        trunc = (smart.get("details", {}).get("meta") or {}).get("truncation")
-        if not trunc or trunc.get("artifactId") is None:
-            print(f"{case['name']}: output not truncated ({smart['details']}); skipped", file=sys.stderr)
-            continue
-        paths = glob.glob(os.path.join(state, "sessions", "*", "artifacts", f"{trunc['artifactId']}.bash.log"))
-        with open(paths[0], "rb") as f:
-            full = f.read()
-        tail = run_json(bashrt, env, cwd, ["--set", "bash.view=tail", "--", f"cat {paths[0]}"])
-        full_lines = [clean(l) for l in full.decode("utf-8", "replace").split("\n")]
-        row = {
-            "name": case["name"],
-            "what": case["what"],
-            "lines": len(full_lines),
-            "bytes": len(full),
-            "exit": smart["details"].get("exitCode"),
-            "smart": score(full_lines, case, smart["content"][0]["text"]),
-            "tail": score(full_lines, case, tail["content"][0]["text"]),
-            "headtail": score(full_lines, case, head_tail(full, BUDGET)),
-            "error_lines": trunc.get("errorLines"),
-        }
-        if row["smart"]["needed"] == 0:
-            print(f"{case['name']}: the rule matched no line of the output; skipped", file=sys.stderr)
-            continue
-        results.append(row)
-        print(f"{case['name']}: done", file=sys.stderr)
+    sets = []
+    if args.cases in ("all", "old"):
+        sets.append(("old", "cases.py", OLD_CASES))
+    if args.cases in ("all", "fresh"):
+        sets.append(("fresh", "cases_fresh.py", FRESH_CASES))
+
+    results = {}
+    for key, _, cases in sets:
+        results[key] = []
+        for case in cases:
+            if args.only and case["name"] not in args.only:
+                continue
+            row = run_case(case, bashrt, env, args.work, state)
+            if row is not None:
+                results[key].append(row)
+                print(f"{case['name']}: done", file=sys.stderr)
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    print_table(results)
+    for key, source, _ in sets:
+        if results[key]:
+            print(f"\n### {key} cases ({source}): {len(results[key])}\n")
+            print_table(results[key])
 
 
 def print_table(results):
@@ -144,34 +217,43 @@ def print_table(results):
         share = 100.0 * s["present"] / s["needed"]
         return f"{share:.0f}% ({s['present']}/{s['needed']})", "yes" if s["first_shown"] else "**no**"
 
-    print("| case | output | needed lines | excerpt: needed | first error | view | tail: needed | first error "
-          "| view | head+tail 25+25 KB: needed | first error |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    totals = {k: [0, 0, 0, 0] for k in ("smart", "tail", "headtail")}
+    head = "| case | output | needed lines "
+    rule = "|---|---|---"
+    for k, title in VIEWS:
+        head += f"| {title}: needed | first error "
+        rule += "|---|---"
+        if k in ("smart", "tail"):
+            head += "| view "
+            rule += "|---"
+    print(head + "|")
+    print(rule + "|")
+    totals = {k: [0, 0, 0, 0] for k, _ in VIEWS}
     for r in results:
-        cells = []
-        for k in ("smart", "tail", "headtail"):
+        size = f"{r['lines']} lines, {r['bytes'] / 1024:.0f} KB" + (" (shown whole)" if r["whole"] else "")
+        line = f"| {r['name']} | {size} | {r['smart']['needed']} "
+        for k, _ in VIEWS:
             s = r[k]
             t = totals[k]
             t[0] += s["present"]
             t[1] += s["needed"]
             t[2] += s["first_shown"]
             t[3] = max(t[3], s["view_bytes"])
-            cells.append(cell(s))
-        print(f"| {r['name']} | {r['lines']} lines, {r['bytes'] / 1024:.0f} KB | {r['smart']['needed']} "
-              f"| {cells[0][0]} | {cells[0][1]} | {r['smart']['view_bytes'] / 1024:.1f} KB "
-              f"| {cells[1][0]} | {cells[1][1]} | {r['tail']['view_bytes'] / 1024:.1f} KB "
-              f"| {cells[2][0]} | {cells[2][1]} |")
+            need, first = cell(s)
+            line += f"| {need} | {first} "
+            if k in ("smart", "tail"):
+                line += f"| {s['view_bytes'] / 1024:.1f} KB "
+        print(line + "|")
     n = len(results)
-    line = "| **all {n} cases** | | {need} | **{s:.0f}%** | **{sf}/{n}** | max {sb:.1f} KB | **{t:.0f}%** | **{tf}/{n}** " \
-           "| max {tb:.1f} KB | **{h:.0f}%** | **{hf}/{n}** |"
-    share = lambda k: 100.0 * totals[k][0] / max(totals[k][1], 1)  # noqa: E731
-    print(line.format(n=n, need=totals["smart"][1], s=share("smart"), sf=totals["smart"][2],
-                      sb=totals["smart"][3] / 1024, t=share("tail"), tf=totals["tail"][2],
-                      tb=totals["tail"][3] / 1024, h=share("headtail"), hf=totals["headtail"][2]))
+    line = f"| **all {n} cases** | | {totals['smart'][1]} "
+    for k, _ in VIEWS:
+        t = totals[k]
+        line += f"| **{100.0 * t[0] / max(t[1], 1):.0f}%** ({t[0]}/{t[1]}) | **{t[2]}/{n}** "
+        if k in ("smart", "tail"):
+            line += f"| max {t[3] / 1024:.1f} KB "
+    print(line + "|")
     mean = lambda k: 100.0 * sum(r[k]["present"] / r[k]["needed"] for r in results) / max(n, 1)  # noqa: E731
-    print(f"\nMean per-case share of needed lines: excerpt {mean('smart'):.0f}%, tail {mean('tail'):.0f}%, "
-          f"head+tail {mean('headtail'):.0f}%.")
+    print("\nMean per-case share of needed lines: "
+          + ", ".join(f"{title} {mean(k):.0f}%" for k, title in VIEWS) + ".")
 
 
 if __name__ == "__main__":
