@@ -36,8 +36,11 @@ fn tail_share(max_bytes: usize) -> usize {
 /// Room kept for the two marker lines.
 const MARKER_ROOM: usize = 600;
 
-/// A matched text (numbers aside) seen this many times or more is common: rarer ones are chosen first.
+/// A matched text (numbers aside) seen this many times or more is common: rarer ones are chosen first,
+/// and at most [`COMMON_SHOWN`] lines of it are shown (the rest say nothing more, and the budget goes
+/// to the last lines instead).
 const COMMON: u32 = 8;
+const COMMON_SHOWN: usize = 3;
 
 /// Counts of matched lines, for the metadata.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -321,9 +324,11 @@ impl<'a> Section<'a> {
         order.sort_by_key(|&i| (entries[i].rank, index.repeats_of(&entries[i]) >= COMMON, entries[i].line));
         let mut warning_cost = 0;
         let mut taken = std::collections::HashSet::new();
+        let mut shown_of: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         for i in order {
             let entry = entries[i];
-            if taken.contains(&entry.exact) {
+            let common = index.repeats_of(&entry) >= COMMON;
+            if taken.contains(&entry.exact) || common && shown_of.get(&entry.key).is_some_and(|n| *n >= COMMON_SHOWN) {
                 continue;
             }
             let new: Vec<u64> = self.entry_lines(&entry).filter(|n| !self.lines.contains(n)).collect();
@@ -340,6 +345,7 @@ impl<'a> Section<'a> {
             self.lines.extend(new);
             self.chosen.push(i);
             taken.insert(entry.exact);
+            *shown_of.entry(entry.key).or_insert(0) += 1;
         }
     }
 

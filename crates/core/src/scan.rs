@@ -52,10 +52,13 @@ pub(crate) const CONTINUATION_MAX: u64 = 16;
 
 /// How far above an error the scanner looks for the line that names what it is about (the request
 /// of a download, the file of a linter's list).
-const SUBJECT_BEFORE: usize = 3;
+const SUBJECT_BEFORE: usize = 4;
 
 /// Distinct matched texts counted for [`ErrorIndex::repeats`]; past that, a text counts as rare.
 const REPEATS_MAX: usize = 16_384;
+
+/// The budget slot of the first line of each text once its rank's budget is spent.
+const RARE_SLOT: usize = 3;
 
 /// How much a matched line matters, most first: a signature's error, an error found by its shape
 /// ([`crate::shape`]), a warning.
@@ -147,9 +150,11 @@ pub(crate) struct Scanner {
     /// Lines that end within this many bytes are in every view's head, and are not indexed: the
     /// head share of the smallest budget a view of this output may have.
     shown_head: usize,
-    /// Byte budget of kept lines per rank (errors, shapes, warnings).
-    budget: [usize; 3],
-    kept: [usize; 3],
+    /// Byte budget of kept lines per rank (errors, shapes, warnings), and last a budget for the first
+    /// line of each text (numbers aside) once its rank's is spent: a rare error late in an output
+    /// full of one repeated error is kept.
+    budget: [usize; 4],
+    kept: [usize; 4],
     /// Bytes and newlines before the current chunk.
     offset: u64,
     newlines: u64,
@@ -201,8 +206,8 @@ impl Scanner {
             head: Vec::new(),
             head_bytes: grown_head_share(max_bytes),
             shown_head: head_share(smallest_view.min(max_bytes)),
-            budget: [max_bytes, max_bytes / 2, max_bytes / 4],
-            kept: [0, 0, 0],
+            budget: [max_bytes, max_bytes / 2, max_bytes / 4, max_bytes / 4],
+            kept: [0, 0, 0, 0],
             offset: 0,
             newlines: 0,
             partial: Vec::new(),
@@ -343,7 +348,10 @@ impl Scanner {
         if self.index.repeats.len() < REPEATS_MAX || self.index.repeats.contains_key(&key) {
             *self.index.repeats.entry(key).or_insert(0) += 1;
         }
-        let slot = rank.slot();
+        let mut slot = rank.slot();
+        if self.kept[slot] >= self.budget[slot] && self.index.repeats.get(&key) == Some(&1) {
+            slot = RARE_SLOT;
+        }
         // In the head (shown anyway), or over budget: counted only.
         if end <= self.shown_head as u64 || self.kept[slot] >= self.budget[slot] {
             return;
@@ -494,12 +502,13 @@ impl Scanner {
 }
 
 /// Whether a line names what the error after it is about: a URL (a download's request line) or a
-/// path alone on its line (a linter's file heading).
+/// path alone on its line, after any gutter (a linter's file heading, Node's `file.js:4` above the
+/// code line and caret of an uncaught error).
 fn names_a_subject(line: &[u8]) -> bool {
     if memchr::memmem::find(line, b"://").is_some() {
         return true;
     }
-    let text = line.trim_ascii();
+    let text = shape::strip_gutter(line).trim_ascii();
     !text.is_empty()
         && text.len() < 512
         && !text.contains(&b' ')
@@ -507,15 +516,18 @@ fn names_a_subject(line: &[u8]) -> bool {
         && text.iter().any(u8::is_ascii_alphabetic)
 }
 
-/// The hash of `text` with every run of digits (and the hex digits after `0x`) left out: `line 12`
-/// and `line 13`, `0x1f3a` and `0x2b00` read alike.
+/// The hash of `text` with every number left out (a run of digits, or `0x` and hex digits, that does
+/// not continue a word): `worker 12 failed` and `worker 13 failed`, `at 0x1f3a` and `at 0x2b00` read
+/// alike; `thing_12` and `thing_13`, `m12.c` and `m13.c` do not.
 fn normalized_key(text: &str) -> u64 {
     let mut hasher = hash_state().build_hasher();
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
         let b = bytes[at];
-        if b.is_ascii_digit() {
+        let starts_number =
+            b.is_ascii_digit() && (at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_'));
+        if starts_number {
             let hex = b == b'0' && matches!(bytes.get(at + 1), Some(b'x' | b'X'));
             at += if hex { 2 } else { 1 };
             while at < bytes.len() && (bytes[at].is_ascii_digit() || hex && bytes[at].is_ascii_hexdigit()) {
@@ -553,5 +565,19 @@ fn text_of(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) if !text.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7F) => Cow::Borrowed(text),
         _ => Cow::Owned(text_view(bytes, &ViewOptions { max_line_chars: usize::MAX })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalized_key as key;
+
+    #[test]
+    fn numbers_are_left_out_of_a_key_and_names_with_digits_are_not() {
+        assert_eq!(key("worker 12: request failed"), key("worker 13: request failed"));
+        assert_eq!(key("==7== at 0x1f3a: f (a.c:3)"), key("==8== at 0x2b00: f (a.c:9)"));
+        assert_ne!(key("error: 'thing_12' undeclared"), key("error: 'thing_13' undeclared"));
+        assert_ne!(key("src/m12.c: error"), key("src/m13.c: error"));
+        assert_ne!(key("worker failed"), key("worker crashed"));
     }
 }

@@ -108,7 +108,7 @@ pub(crate) fn indent(line: &[u8]) -> Option<usize> {
 
 /// `line` without a memory checker's `==1234==` or a supervisor's `[name]` at its start (a gutter is
 /// followed by a space, a tab or nothing).
-fn strip_gutter(line: &[u8]) -> &[u8] {
+pub(crate) fn strip_gutter(line: &[u8]) -> &[u8] {
     let end = if let Some(rest) = line.strip_prefix(b"==") {
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         (digits > 0 && rest[digits..].starts_with(b"==")).then_some(2 + digits + 2)

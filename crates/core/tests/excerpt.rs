@@ -208,3 +208,121 @@ fn signatures_from_settings_replace_or_extend_the_set() {
     settings.apply_override("bash.view=tail").unwrap();
     assert!(settings.sink_config(None).signatures.is_none());
 }
+
+/// Runs `script` in bash in `dir` and returns what it printed (stdout and stderr, as one stream).
+fn output_of(dir: &std::path::Path, script: &str) -> Vec<u8> {
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("exec 2>&1; {script}"))
+        .current_dir(dir)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("bash runs");
+    out.stdout
+}
+
+/// The lines of the view shown as matched (`N:line`), without their numbers.
+fn matched_lines(view: &ExcerptView) -> Vec<&str> {
+    view.text
+        .lines()
+        .filter_map(|l| l.split_once(':').filter(|(n, _)| n.parse::<u64>().is_ok()).map(|(_, rest)| rest))
+        .collect()
+}
+
+#[test]
+fn the_panic_of_todays_rustc_with_its_thread_id_is_shown_with_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"
+fn main() {
+    for i in 0..3000 { println!("worker 1: processed batch {i} of the nightly import"); }
+    let worker = std::thread::Builder::new().name("worker-2".into()).spawn(|| {
+        let batches: Vec<u32> = Vec::new();
+        let _ = batches[7];
+    }).unwrap();
+    let _ = worker.join();
+    for i in 0..3000 { println!("worker 1: processed batch {i} of the nightly export"); }
+}
+"#;
+    std::fs::write(dir.path().join("main.rs"), program).unwrap();
+    let output = output_of(dir.path(), "rustc -O -o demo main.rs && ./demo");
+    let text = String::from_utf8_lossy(&output);
+    // The line as this toolchain prints it (rustc 1.95: `thread 'worker-2' (12345) panicked at …`).
+    let panic = text.lines().find(|l| l.contains("panicked at")).unwrap_or_else(|| panic!("{text}"));
+    let (view, _) = view_of(&output, 64 * 1024);
+    let matched = matched_lines(&view);
+    assert!(matched.contains(&panic), "{panic:?} not matched in:\n{}", view.text);
+    assert!(view.text.contains("index out of bounds: the len is 0 but the index is 7"), "{}", view.text);
+}
+
+#[test]
+fn a_merge_conflict_among_thousands_of_files_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+set -e
+git init -q -b main . && git config user.email t@example.com && git config user.name t
+for i in $(seq 1 1500); do echo "line $i" > "file_$i.txt"; done
+echo base > conflict.txt && git add -A && git commit -qm base
+git checkout -qb topic && echo topic > conflict.txt
+for i in $(seq 1 1500); do echo "topic $i" >> "file_$i.txt"; done
+git commit -qam topic
+git checkout -q main && echo main > conflict.txt && git commit -qam main
+git merge --no-edit --stat topic || true
+"#;
+    let output = output_of(dir.path(), script);
+    let text = String::from_utf8_lossy(&output);
+    let conflict = text.lines().find(|l| l.starts_with("CONFLICT (content)")).unwrap_or_else(|| panic!("{text}"));
+    let (view, _) = view_of(&output, 64 * 1024);
+    assert!(view.text.lines().any(|l| l == conflict || l.ends_with(&format!(":{conflict}"))), "{}", view.text);
+}
+
+#[test]
+fn frames_under_a_traceback_and_the_request_above_a_download_error_come_with_them() {
+    let mut output = filler(1, 2000);
+    output.push_str("Traceback (most recent call last):\n");
+    for (file, line, func) in
+        [("app.py", 90, "<module>"), ("app.py", 71, "main"), ("loader.py", 40, "load"), ("loader.py", 12, "parse")]
+    {
+        output.push_str(&format!("  File \"{file}\", line {line}, in {func}\n    return step_{line}()\n"));
+    }
+    output.push_str("KeyError: 'id'\n");
+    output.push_str(&filler(2001, 3000));
+    output.push_str("--2026-12-07 12:00:00--  http://127.0.0.1:8000/data/part-0042.bin\n");
+    output.push_str("Connecting to 127.0.0.1:8000... connected.\n");
+    output.push_str("HTTP request sent, awaiting response... 404 File not found\n");
+    output.push_str("2026-12-07 12:00:00 ERROR 404: File not found.\n");
+    output.push_str(&filler(3001, 4000));
+    // Node's uncaught error under a supervisor's gutter: the location and the code line above it.
+    output.push_str("[2] /srv/app/migrate.js:4\n[2]   if (i === 27) throw new Error(`no such relation`);\n");
+    output.push_str(
+        "[2]                 ^\n[2] \n[2] Error: no such relation\n[2]     at apply (/srv/app/migrate.js:4:23)\n",
+    );
+    output.push_str(&filler(4001, 5000));
+    let (view, out) = view_of(output.as_bytes(), 4096);
+    check_shape(&view, &out);
+    for needed in ["File \"loader.py\", line 40, in load", "File \"app.py\", line 71, in main", "KeyError: 'id'"] {
+        assert!(view.text.contains(needed), "{needed} missing:\n{}", view.text);
+    }
+    assert!(view.text.contains("-2026-12-07 12:00:00--  http://127.0.0.1:8000/data/part-0042.bin\n"), "{}", view.text);
+    for needed in
+        ["-[2] /srv/app/migrate.js:4\n", "-[2]   if (i === 27) throw", "-[2]     at apply (/srv/app/migrate.js:4:23)"]
+    {
+        assert!(view.text.contains(needed), "{needed} missing:\n{}", view.text);
+    }
+}
+
+#[test]
+fn a_text_repeated_hundreds_of_times_gives_way_to_a_rare_one_and_shows_once() {
+    let mut output = String::new();
+    for i in 0..3000 {
+        output.push_str(&format!("worker {i}: request failed with error 104, retrying\n"));
+        output.push_str(&filler(1, 3));
+    }
+    output.push_str("db: error: relation \"users\" does not exist\n");
+    output.push_str(&filler(1, 2000));
+    let (view, _) = view_of(output.as_bytes(), 65536);
+    let matched = matched_lines(&view);
+    assert!(matched.contains(&"db: error: relation \"users\" does not exist"), "{}", view.text);
+    // The text repeated by every worker is shown a few times among the matched lines, not 3,000.
+    let retries = matched.iter().filter(|l| l.contains("request failed with error 104")).count();
+    assert!(retries <= 3, "{retries} retries shown:\n{}", view.text);
+}
