@@ -16,7 +16,7 @@ use crate::lines::{count_lines, LineRange};
 use crate::scan::{Entry, ErrorIndex, Excerpt, KeptLine, Rank};
 use crate::signatures::{Severity, SignatureSet};
 use crate::utf8::complete_utf8_len;
-use crate::view::{text_view, ViewOptions};
+use crate::view::{looks_binary, text_view, ViewOptions};
 
 /// The most of the budget the matched lines may take, and the most warnings may take of that.
 fn section_share(max_bytes: usize) -> usize {
@@ -157,7 +157,7 @@ pub fn build(
     let error_lines = ErrorLines { found, shown: in_head + in_section + in_tail, errors, warnings };
     let omitted_matches = found.saturating_sub(in_head + in_tail);
 
-    let mut text = text_view(head_bytes, opts);
+    let mut text = part_view(head_bytes, 1, opts);
     end_line(&mut text);
     // What is left out: the end of the head's last line when the head stops inside it, whole lines,
     // the start of the tail's first line when the tail starts inside it; or, head and tail in one
@@ -213,7 +213,7 @@ pub fn build(
         end_line(&mut text);
         let _ = writeln!(text, "… end of matched lines; the output ends with lines {tail_first}-{total_lines} …");
     }
-    text.push_str(&text_view(tail_bytes, opts));
+    text.push_str(&part_view(tail_bytes, tail_first, opts));
 
     let mut ranges = Vec::new();
     let head = (head_lines > 0).then_some(LineRange { start: 1, end: head_lines });
@@ -233,6 +233,59 @@ pub fn build(
         shown_bytes: (head_bytes.len() + tail_bytes.len()) as u64 + section_bytes,
         error_lines,
     }
+}
+
+/// A part of the output (the head, the tail) as text, its first line numbered `first_line`: each run
+/// of lines that look binary (an executable's bytes catted into a log, a NUL-padded record) is
+/// described in one line, never shown (a model would read thousands of `␀` and `�`).
+fn part_view(bytes: &[u8], first_line: u64, opts: &ViewOptions) -> String {
+    let mut text = String::new();
+    let mut text_from = 0;
+    let mut binary: Option<(u64, usize)> = None;
+    let mut line_no = first_line;
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+        let line = &bytes[at..end];
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        if is_binary_line(body) {
+            if binary.is_none() {
+                text.push_str(&text_view(&bytes[text_from..at], opts));
+                binary = Some((line_no, 0));
+            }
+            if let Some((_, size)) = &mut binary {
+                *size += line.len();
+            }
+        } else if let Some((from, size)) = binary.take() {
+            text.push_str(&binary_lines(from, line_no - 1, size as u64));
+            text.push('\n');
+            text_from = at;
+        }
+        at = end;
+        line_no += 1;
+    }
+    match binary {
+        Some((from, size)) => {
+            text.push_str(&binary_lines(from, line_no - 1, size as u64));
+            if bytes.ends_with(b"\n") {
+                text.push('\n');
+            }
+        }
+        None => text.push_str(&text_view(&bytes[text_from..], opts)),
+    }
+    text
+}
+
+/// Whether one line is binary data: NUL padding anywhere, or, in a line long enough to judge, what
+/// [`looks_binary`] judges binary (a short line with a stray invalid byte is text with a `�`).
+fn is_binary_line(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\0\0").is_some() || line.len() >= 64 && looks_binary(line)
+}
+
+/// What stands for lines `from`-`to` of binary data.
+fn binary_lines(from: u64, to: u64, bytes: u64) -> String {
+    let lines = if from == to { format!("line {from}") } else { format!("lines {from}-{to}") };
+    format!("[{lines}: {} of binary data, not shown]", crate::view::format_size(bytes))
 }
 
 /// The complete lines of the first `share` bytes of `head`, or the start of a first line too long for
@@ -410,7 +463,11 @@ impl<'a> Section<'a> {
             previous = Some(n);
             let line = &self.kept[&n];
             let mark = if matched.contains(&n) { ':' } else { '-' };
-            let _ = write!(text, "{n}{mark}{}", text_view(&line.bytes, opts));
+            if is_binary_line(&line.bytes) {
+                let _ = write!(text, "{n}{mark}{}", binary_lines(n, n, line.len));
+            } else {
+                let _ = write!(text, "{n}{mark}{}", text_view(&line.bytes, opts));
+            }
             let cut = line.len.saturating_sub(line.bytes.len() as u64);
             if cut > 0 {
                 let _ = write!(text, " … [{cut} bytes omitted]");

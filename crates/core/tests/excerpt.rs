@@ -326,3 +326,24 @@ fn a_text_repeated_hundreds_of_times_gives_way_to_a_rare_one_and_shows_once() {
     let retries = matched.iter().filter(|l| l.contains("request failed with error 104")).count();
     assert!(retries <= 3, "{retries} retries shown:\n{}", view.text);
 }
+
+#[test]
+fn binary_bytes_at_the_head_of_a_long_output_are_described_not_shown() {
+    let mut output = Vec::new();
+    // An executable's first bytes, as `head -c 3000 /bin/true` prints them: NUL padding, an ELF header.
+    output.extend_from_slice(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0");
+    for i in 0..3000u32 {
+        output.push(if i % 97 == 0 { b'\n' } else { (i % 7) as u8 });
+    }
+    output.push(b'\n');
+    output.extend_from_slice(filler(1, 3000).as_bytes());
+    let (view, out) = view_of(&output, 4096);
+    check_shape(&view, &out);
+    assert!(!view.text.contains('␀') && !view.text.contains('\u{FFFD}'), "{}", &view.text[..view.text.len().min(2000)]);
+    assert!(view.text.starts_with("[lines 1-"), "{}", &view.text[..200]);
+    assert!(
+        view.text.contains(" of binary data, not shown]\nstep 1: compiled module number 1"),
+        "{}",
+        &view.text[..400]
+    );
+}

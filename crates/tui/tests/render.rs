@@ -314,3 +314,17 @@ fn bang_cancelled_exit_code_timed_out_and_error_are_distinct() {
     assert_eq!(screen.len(), 2);
     assert!(screen[1].starts_with("  ✗ Bash command failed: Working directory does not exist: /"), "{screen:?}");
 }
+
+#[test]
+fn a_failed_call_shows_its_first_error_when_the_preview_holds_only_warnings() {
+    let f = Fixture::new();
+    let command = "echo 'src/lib.rs:3:5: error: mismatched types'; for i in $(seq 1 20); do echo \"warning: unused variable x$i\"; done; exit 1";
+    let entry = f.tool(command, None, None, None);
+    let card = screen(&entry);
+    let at = card.iter().position(|l| l.contains("ctrl+o to expand")).expect("a hint line");
+    assert_eq!(card[at + 1], "  ✗ the error line: src/lib.rs:3:5: error: mismatched types", "{card:#?}");
+    assert_eq!(card[at + 2], "  warning: unused variable x16", "{card:#?}");
+    // A call whose error is in the preview, or that succeeded, has no such line.
+    let ok = f.tool("for i in $(seq 1 20); do echo \"error: retry $i\"; done", None, None, None);
+    assert!(!screen(&ok).iter().any(|l| l.contains("error line")), "{:#?}", screen(&ok));
+}

@@ -1,12 +1,13 @@
 //! The tool renderer: a tool call as the transcript shows it — the call line `$ command` (with its
 //! cwd when that is not where the UI started), a collapsed preview of the last few visual lines of
-//! what the model saw with a hint how to expand, a warning line when the model's view was truncated
-//! (why, and `artifact://<id>`), other notices, and a footer with the exit status, the duration and
-//! the timeout. While the command runs the preview follows its live tail.
+//! what the model saw with a hint how to expand (and, for a failed command whose first error line is
+//! not among them, that line and how many error lines there are), a warning line when the model's
+//! view was truncated (why, and `artifact://<id>`), other notices, and a footer with the exit status,
+//! the duration and the timeout. While the command runs the preview follows its live tail.
 
 use std::time::Instant;
 
-use bashrt_core::{format_size, Failure, Outcome, ToolResult, TruncatedBy};
+use bashrt_core::{format_size, Failure, Outcome, Severity, SignatureSet, ToolResult, TruncatedBy};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -59,6 +60,12 @@ fn finished(result: &ToolResult, width: usize, out: &mut Vec<Line<'static>>) {
             if hidden > 0 { format!("… {} earlier lines · ", thousands(hidden as u64)) } else { String::new() };
         out.push(hint_line(format!("{earlier}ctrl+o to expand")));
     }
+    let failed = !matches!(result.details.outcome, Some(Outcome::Exited { code: 0 }));
+    if failed {
+        if let Some(first) = first_error(body).filter(|first| first.index < hidden) {
+            out.extend(first_error_lines(&first, width));
+        }
+    }
     out.extend(shown);
     if let Some(t) = truncation {
         let reason = match t.truncated_by {
@@ -86,6 +93,53 @@ fn finished(result: &ToolResult, width: usize, out: &mut Vec<Line<'static>>) {
         }
     }
     out.push(footer(result));
+}
+
+/// The first line of the output the model saw that is an error (by the error signatures and shapes),
+/// and how many are.
+struct FirstError<'a> {
+    /// Its index among the output's lines.
+    index: usize,
+    /// Its text, without the excerpt's `N:` prefix.
+    text: &'a str,
+    /// Its line number in the whole output, when the excerpt numbered it.
+    line: Option<u64>,
+    count: usize,
+}
+
+fn first_error(body: &str) -> Option<FirstError<'_>> {
+    let signatures = SignatureSet::defaults();
+    let mut first = None;
+    let mut count = 0;
+    for (index, line) in body.lines().enumerate() {
+        // An excerpt's matched line is `N:text`, its context `N-text`.
+        let (number, text) = match line.split_once(':') {
+            Some((n, rest)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (n.parse().ok(), rest),
+            _ => (None, line),
+        };
+        if signatures.classify(text).is_some_and(|m| m.severity == Severity::Error) {
+            count += 1;
+            first.get_or_insert(FirstError { index, text, line: number, count: 0 });
+        }
+    }
+    first.map(|first| FirstError { count, ..first })
+}
+
+/// `✗ first of 3 error lines (line 1,204): error[E0308]: mismatched types`, in red, wrapped.
+fn first_error_lines(first: &FirstError<'_>, width: usize) -> Vec<Line<'static>> {
+    let of = if first.count == 1 {
+        "the error line".to_string()
+    } else {
+        format!("first of {} error lines", thousands(first.count as u64))
+    };
+    let at = first.line.map(|n| format!(" (line {})", thousands(n))).unwrap_or_default();
+    let style = Style::default().fg(Color::Red);
+    let row = text::plain(&format!("✗ {of}{at}: {}", first.text.trim_start()), style);
+    text::wrap_words(&row, width.saturating_sub(INDENT.len()).max(1))
+        .into_iter()
+        .take(2)
+        .map(|row| text::line(vec![Span::raw(INDENT)], &row, Style::default()))
+        .collect()
 }
 
 /// `✓ exit 0 · 0.12s · timeout 300s`, coloured by how the command ended.
