@@ -11,6 +11,7 @@ mod agents;
 mod cli_usage;
 mod differential;
 mod disk;
+mod failcorpus;
 mod faults;
 mod hostile;
 mod intercept_cmd;
