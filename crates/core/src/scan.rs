@@ -8,13 +8,16 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 
 use crate::shape;
+
+mod key;
+
 use crate::signatures::{Match, Severity, SignatureSet};
 use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
+use key::{hash_bytes, normalized_key};
 
 /// Bytes kept of one matched or context line: enough for any compiler message; a minified bundle's
 /// line is cut (the excerpt says how much).
@@ -175,6 +178,8 @@ pub(crate) struct Scanner {
     /// After the last kept match: the depth lines must sit deeper than to belong to it, the rank slot
     /// they are charged to, and the last line number they may have.
     continuation: Option<Continuation>,
+    /// The number of the last line a signature or a shape matched, kept or only counted.
+    last_matched: u64,
     index: ErrorIndex,
 }
 
@@ -220,6 +225,7 @@ impl Scanner {
             capture_until: 0,
             capture_severity: 0,
             continuation: None,
+            last_matched: 0,
             index: ErrorIndex::default(),
             set,
         })
@@ -337,8 +343,14 @@ impl Scanner {
             return;
         }
         let text = text_of(whole.unwrap_or(&line.bytes));
-        let Some(found) = self.set.classify(&text) else { return };
+        let Some(found) = self.set.classify(&text) else {
+            if self.set.shapes() && shape::is_location(&text) {
+                self.header_above(line_no, line, end, before);
+            }
+            return;
+        };
         let Some(rank) = Rank::of(&found) else { return };
+        self.last_matched = line_no;
         if found.severity == Severity::Error {
             self.index.errors_found += 1;
         } else {
@@ -362,7 +374,7 @@ impl Scanner {
         let mut before_lines = self.lines_before(before, line_no, wanted);
         if found.before == 0 {
             // Only the line that names the request or the file, and what lies between it and the match.
-            match before_lines.iter().rposition(|(_, kept)| names_a_subject(&kept.bytes)) {
+            match before_lines.iter().rposition(|(_, kept)| shape::names_a_subject(&kept.bytes)) {
                 Some(at) => drop(before_lines.drain(..at)),
                 None => before_lines.clear(),
             }
@@ -390,11 +402,49 @@ impl Scanner {
             shape::indent(&line.bytes).map(|indent| Continuation { indent, slot, until: line_no + CONTINUATION_MAX });
     }
 
+    /// ` --> file:12:5` under a line that matched nothing: that line is a diagnostic in a format no
+    /// signature names (a lint's code and message), found by where it points; an error by its shape,
+    /// with the location and the source excerpt under it.
+    fn header_above(&mut self, line_no: u64, line: &KeptLine, end: u64, before: Before<'_>) {
+        if line_no < 2 || self.last_matched + 1 >= line_no {
+            return;
+        }
+        self.last_matched = line_no - 1;
+        let Some((number, header)) = self.lines_before(before, line_no, 1).pop() else { return };
+        let text = text_of(&header.bytes).into_owned();
+        self.index.errors_found += 1;
+        let key = normalized_key(&text);
+        if self.index.repeats.len() < REPEATS_MAX || self.index.repeats.contains_key(&key) {
+            *self.index.repeats.entry(key).or_insert(0) += 1;
+        }
+        let mut slot = Rank::Shape.slot();
+        if self.kept[slot] >= self.budget[slot] && self.index.repeats.get(&key) == Some(&1) {
+            slot = RARE_SLOT;
+        }
+        if end <= self.shown_head as u64 || self.kept[slot] >= self.budget[slot] {
+            return;
+        }
+        self.keep(number, &header, slot);
+        self.keep(line_no, line, slot);
+        self.index.entries.push(Entry {
+            line: number,
+            severity: Severity::Error,
+            rank: Rank::Shape,
+            first: number,
+            last: line_no,
+            key,
+            exact: hash_bytes(text.as_bytes()),
+        });
+        self.continuation =
+            shape::indent(&line.bytes).map(|indent| Continuation { indent, slot, until: line_no + CONTINUATION_MAX });
+    }
+
     /// Keeps `line` with the last entry while it sits deeper than that entry's line (see
     /// [`CONTINUATION_MAX`]); the first line that does not ends the continuation.
     fn continue_entry(&mut self, line_no: u64, line: &KeptLine) {
         let Some(continuation) = self.continuation else { return };
-        let deeper = shape::indent(&line.bytes).is_some_and(|indent| indent > continuation.indent);
+        let deeper = shape::indent(&line.bytes).is_some_and(|indent| indent > continuation.indent)
+            || shape::is_source_excerpt(&line.bytes);
         if !deeper || line_no > continuation.until {
             self.continuation = None;
             return;
@@ -501,57 +551,6 @@ impl Scanner {
     }
 }
 
-/// Whether a line names what the error after it is about: a URL (a download's request line) or a
-/// path alone on its line, after any gutter (a linter's file heading, Node's `file.js:4` above the
-/// code line and caret of an uncaught error).
-fn names_a_subject(line: &[u8]) -> bool {
-    if memchr::memmem::find(line, b"://").is_some() {
-        return true;
-    }
-    let text = shape::strip_gutter(line).trim_ascii();
-    !text.is_empty()
-        && text.len() < 512
-        && !text.contains(&b' ')
-        && (text.contains(&b'/') || text.contains(&b'.'))
-        && text.iter().any(u8::is_ascii_alphabetic)
-}
-
-/// The hash of `text` with every number left out (a run of digits, or `0x` and hex digits, that does
-/// not continue a word): `worker 12 failed` and `worker 13 failed`, `at 0x1f3a` and `at 0x2b00` read
-/// alike; `thing_12` and `thing_13`, `m12.c` and `m13.c` do not.
-fn normalized_key(text: &str) -> u64 {
-    let mut hasher = hash_state().build_hasher();
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let b = bytes[at];
-        let starts_number =
-            b.is_ascii_digit() && (at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_'));
-        if starts_number {
-            let hex = b == b'0' && matches!(bytes.get(at + 1), Some(b'x' | b'X'));
-            at += if hex { 2 } else { 1 };
-            while at < bytes.len() && (bytes[at].is_ascii_digit() || hex && bytes[at].is_ascii_hexdigit()) {
-                at += 1;
-            }
-            hasher.write_u8(b'#');
-        } else {
-            hasher.write_u8(b);
-            at += 1;
-        }
-    }
-    hasher.finish()
-}
-
-fn hash_bytes(bytes: &[u8]) -> u64 {
-    hash_state().hash_one(bytes)
-}
-
-/// One hasher state per process: keys are compared within one output only.
-fn hash_state() -> &'static std::collections::hash_map::RandomState {
-    static STATE: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
-    STATE.get_or_init(Default::default)
-}
-
 fn capped(bytes: &[u8]) -> Vec<u8> {
     if bytes.len() <= LINE_CAP {
         return bytes.to_vec();
@@ -565,19 +564,5 @@ fn text_of(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) if !text.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7F) => Cow::Borrowed(text),
         _ => Cow::Owned(text_view(bytes, &ViewOptions { max_line_chars: usize::MAX })),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::normalized_key as key;
-
-    #[test]
-    fn numbers_are_left_out_of_a_key_and_names_with_digits_are_not() {
-        assert_eq!(key("worker 12: request failed"), key("worker 13: request failed"));
-        assert_eq!(key("==7== at 0x1f3a: f (a.c:3)"), key("==8== at 0x2b00: f (a.c:9)"));
-        assert_ne!(key("error: 'thing_12' undeclared"), key("error: 'thing_13' undeclared"));
-        assert_ne!(key("src/m12.c: error"), key("src/m13.c: error"));
-        assert_ne!(key("worker failed"), key("worker crashed"));
     }
 }

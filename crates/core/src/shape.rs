@@ -31,6 +31,7 @@ const WORDS: &[&str] = &[
     "exited with",
     "exit status",
     "exit code",
+    "--> ",
 ];
 
 /// The literals that make a line a candidate: each of [`WORDS`] as written in lower case,
@@ -92,10 +93,57 @@ fn none_counted() -> &'static Option<Regex> {
     })
 }
 
+/// Lines of context kept after a line that reads like a diagnostic: the line after it often completes
+/// it (the statement a parse error names).
+pub(crate) const AFTER: u8 = 1;
+
 /// Whether `line` (text, ANSI escapes removed) reads like a diagnostic.
 pub(crate) fn is_diagnostic(line: &str) -> bool {
     let Some(diagnostic) = diagnostic() else { return false };
     diagnostic.is_match(line) && !none_counted().as_ref().is_some_and(|none| none.is_match(line))
+}
+
+/// ` --> src/a.rs:12:5`: where the diagnostic on the line above points, as rustc, clippy and ruff
+/// print it. When that line matched nothing (a lint's `E722 Do not use bare except` holds no severity
+/// word), it is the diagnostic (see `crate::scan`).
+pub(crate) fn is_location(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("--> ") else { return false };
+    let path = rest.split_whitespace().next().unwrap_or("");
+    let mut parts = path.rsplitn(3, ':');
+    let numbers = parts.by_ref().take(2).filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).count();
+    numbers >= 1 && path.len() > 2
+}
+
+/// Whether `line` is part of a source excerpt under a diagnostic: `12 |     code`, `   |     ^^^`,
+/// `   = help: …` — the block rustc, clippy and ruff print, whose numbered lines sit no deeper than the
+/// diagnostic itself.
+pub(crate) fn is_source_excerpt(line: &[u8]) -> bool {
+    let body = line.trim_ascii_start();
+    let digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    let after = body[digits..].trim_ascii_start();
+    after.starts_with(b"|") || digits == 0 && after.starts_with(b"= ")
+}
+
+/// Whether a line names a file and a line in it (`In scripts/a.sh line 17:`, `src/a.py:3:`): the
+/// heading of the diagnostics under it.
+pub(crate) fn names_file_and_line(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, word)| {
+        let word = word.trim_end_matches(':');
+        let (path, number) = match word.split_once(':') {
+            Some((path, number)) => (path, number.split(':').next().unwrap_or("")),
+            None => {
+                (word, if words.get(i + 1) == Some(&"line") { words.get(i + 2).copied().unwrap_or("") } else { "" })
+            }
+        };
+        let number = number.trim_end_matches(|c: char| !c.is_ascii_digit());
+        let looks_like_path = path.contains('/')
+            || path.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.bytes().any(|b| b.is_ascii_alphabetic())
+            });
+        looks_like_path && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// The indentation of `line` after its gutter (see [`GUTTER`]): how deep a frame or a continuation
@@ -127,6 +175,21 @@ pub(crate) fn strip_gutter(line: &[u8]) -> &[u8] {
     }
 }
 
+/// Whether a line names what the error after it is about: a URL (a download's request line) or a
+/// path alone on its line, after any gutter (a linter's file heading, Node's `file.js:4` above the
+/// code line and caret of an uncaught error).
+pub(crate) fn names_a_subject(line: &[u8]) -> bool {
+    if memchr::memmem::find(line, b"://").is_some() || names_file_and_line(line) {
+        return true;
+    }
+    let text = strip_gutter(line).trim_ascii();
+    !text.is_empty()
+        && text.len() < 512
+        && !text.contains(&b' ')
+        && (text.contains(&b'/') || text.contains(&b'.'))
+        && text.iter().any(u8::is_ascii_alphabetic)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +214,23 @@ mod tests {
         ] {
             assert!(is_diagnostic(line), "{line}");
         }
+        assert!(is_location("  --> pkg/mod_012.py:18:5") && is_location(" --> src/main.rs:2:5"));
+        assert!(!is_location("--> see below") && !is_diagnostic("  --> pkg/mod_012.py:18:5"));
+    }
+
+    #[test]
+    fn source_excerpts_and_file_headings_are_told_apart_from_other_lines() {
+        for line in ["16 |     with open(config_path) as fh:", "   |               ^^^^^^^^^^^", "   = help: remove it"]
+        {
+            assert!(is_source_excerpt(line.as_bytes()), "{line}");
+        }
+        assert!(!is_source_excerpt(b"F821 Undefined name `x`"));
+        assert!(!is_source_excerpt(b"2 errors"));
+        for line in ["In scripts/step_23.sh line 17:", "src/a.py:3:", "/srv/app/migrate.js:4", "pkg/mod.py"] {
+            assert_eq!(names_file_and_line(line.as_bytes()), line != "pkg/mod.py", "{line}");
+        }
+        assert!(!names_file_and_line(b"step 12: compiled module number 12 of the project"));
+        assert!(!names_file_and_line(b"Connecting to 127.0.0.1:8000... connected."));
     }
 
     #[test]

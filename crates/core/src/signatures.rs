@@ -276,7 +276,7 @@ impl SignatureSet {
                 severity: Severity::Error,
                 by_shape: true,
                 before: 0,
-                after: 0,
+                after: shape::AFTER,
             })
         })
     }

@@ -285,7 +285,11 @@ fn frames_under_a_traceback_and_the_request_above_a_download_error_come_with_the
         output.push_str(&format!("  File \"{file}\", line {line}, in {func}\n    return step_{line}()\n"));
     }
     output.push_str("KeyError: 'id'\n");
-    output.push_str(&filler(2001, 3000));
+    output.push_str(&filler(2001, 2500));
+    // A lint in a format no signature names, found by the location under it, with its source lines.
+    output.push_str("E722 Do not use bare `except`\n  --> pkg/mod_012.py:18:5\n   |\n17 |     total += 1\n");
+    output.push_str("18 |     except:\n   |     ^^^^^^\n");
+    output.push_str(&filler(2501, 3000));
     output.push_str("--2026-12-07 12:00:00--  http://127.0.0.1:8000/data/part-0042.bin\n");
     output.push_str("Connecting to 127.0.0.1:8000... connected.\n");
     output.push_str("HTTP request sent, awaiting response... 404 File not found\n");
@@ -305,6 +309,8 @@ fn frames_under_a_traceback_and_the_request_above_a_download_error_come_with_the
     assert!(view.text.contains("-2026-12-07 12:00:00--  http://127.0.0.1:8000/data/part-0042.bin\n"), "{}", view.text);
     for needed in
         ["-[2] /srv/app/migrate.js:4\n", "-[2]   if (i === 27) throw", "-[2]     at apply (/srv/app/migrate.js:4:23)"]
+            .into_iter()
+            .chain([":E722 Do not use bare `except`\n", "-  --> pkg/mod_012.py:18:5\n", "-18 |     except:\n"])
     {
         assert!(view.text.contains(needed), "{needed} missing:\n{}", view.text);
     }
