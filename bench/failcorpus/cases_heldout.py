@@ -44,40 +44,7 @@ GO = ("go", "golang-go=2:1.19~1")
 PERL = ("prove", "perl")
 
 
-def venv(name, *pins):
-    """bash: make ../NAME (a venv in the corpus work dir) holding the pinned packages, once."""
-    want = " ".join(pins)
-    return f"""
-if [ ! -f ../{name}/.pins ] || [ "$(cat ../{name}/.pins)" != "{want}" ]; then
-  rm -rf ../{name} && python3 -m venv ../{name} && ../{name}/bin/pip install -q {want} || exit 1
-  echo "{want}" > ../{name}/.pins
-fi
-"""
-
-
-def apt(*needs):
-    """bash: for each (command, pinned package...) whose command is missing, apt-get install the packages."""
-    out = ""
-    for command, *pkgs in needs:
-        out += f"""
-if ! command -v {command} >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q {" ".join(pkgs)} >/dev/null || exit 1
-fi
-"""
-    return out
-
-
-def npm(*pins):
-    """bash: npm install the pinned packages into ./node_modules, once."""
-    want = " ".join(pins)
-    return f"""
-if [ ! -f node_modules/.pins ] || [ "$(cat node_modules/.pins)" != "{want}" ]; then
-  rm -rf node_modules package-lock.json
-  [ -f package.json ] || echo '{{"name": "case", "version": "1.0.0", "private": true}}' > package.json
-  npm install --no-audit --no-fund --save-exact {want} >npm-install.log 2>&1 || {{ cat npm-install.log >&2; exit 1; }}
-  echo "{want}" > node_modules/.pins
-fi
-"""
+from cases_fresh import apt, npm, venv  # noqa: E402  (the same setup helpers as the fresh cases)
 
 
 CARGO_TOML = """rm -rf src && mkdir -p src

@@ -351,23 +351,9 @@ impl Scanner {
         };
         let Some(rank) = Rank::of(&found) else { return };
         self.last_matched = line_no;
-        if found.severity == Severity::Error {
-            self.index.errors_found += 1;
-        } else {
-            self.index.warnings_found += 1;
-        }
-        let key = normalized_key(&text);
-        if self.index.repeats.len() < REPEATS_MAX || self.index.repeats.contains_key(&key) {
-            *self.index.repeats.entry(key).or_insert(0) += 1;
-        }
-        let mut slot = rank.slot();
-        if self.kept[slot] >= self.budget[slot] && self.index.repeats.get(&key) == Some(&1) {
-            slot = RARE_SLOT;
-        }
+        let (key, slot) = self.count(&text, rank);
         // In the head (shown anyway), or over budget: counted only.
-        if end <= self.shown_head as u64 || self.kept[slot] >= self.budget[slot] {
-            return;
-        }
+        let Some(slot) = slot.filter(|_| end > self.shown_head as u64) else { return };
         let mut first = line_no;
         let wanted =
             if found.before == 0 && rank != Rank::Warning { SUBJECT_BEFORE } else { usize::from(found.before) };
@@ -402,6 +388,25 @@ impl Scanner {
             shape::indent(&line.bytes).map(|indent| Continuation { indent, slot, until: line_no + CONTINUATION_MAX });
     }
 
+    /// Counts a matched line of `rank` (and its text among the repeats); returns its text's key and the
+    /// budget slot it is kept under, `None` when every slot it may use is spent.
+    fn count(&mut self, text: &str, rank: Rank) -> (u64, Option<usize>) {
+        if rank == Rank::Warning {
+            self.index.warnings_found += 1;
+        } else {
+            self.index.errors_found += 1;
+        }
+        let key = normalized_key(text);
+        if self.index.repeats.len() < REPEATS_MAX || self.index.repeats.contains_key(&key) {
+            *self.index.repeats.entry(key).or_insert(0) += 1;
+        }
+        let mut slot = rank.slot();
+        if self.kept[slot] >= self.budget[slot] && self.index.repeats.get(&key) == Some(&1) {
+            slot = RARE_SLOT;
+        }
+        (key, (self.kept[slot] < self.budget[slot]).then_some(slot))
+    }
+
     /// ` --> file:12:5` under a line that matched nothing: that line is a diagnostic in a format no
     /// signature names (a lint's code and message), found by where it points; an error by its shape,
     /// with the location and the source excerpt under it.
@@ -412,18 +417,8 @@ impl Scanner {
         self.last_matched = line_no - 1;
         let Some((number, header)) = self.lines_before(before, line_no, 1).pop() else { return };
         let text = text_of(&header.bytes).into_owned();
-        self.index.errors_found += 1;
-        let key = normalized_key(&text);
-        if self.index.repeats.len() < REPEATS_MAX || self.index.repeats.contains_key(&key) {
-            *self.index.repeats.entry(key).or_insert(0) += 1;
-        }
-        let mut slot = Rank::Shape.slot();
-        if self.kept[slot] >= self.budget[slot] && self.index.repeats.get(&key) == Some(&1) {
-            slot = RARE_SLOT;
-        }
-        if end <= self.shown_head as u64 || self.kept[slot] >= self.budget[slot] {
-            return;
-        }
+        let (key, slot) = self.count(&text, Rank::Shape);
+        let Some(slot) = slot.filter(|_| end > self.shown_head as u64) else { return };
         self.keep(number, &header, slot);
         self.keep(line_no, line, slot);
         self.index.entries.push(Entry {

@@ -20,7 +20,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
 use super::pinned::{self, Pinned};
-use super::procfs;
+use super::procfs::{self, ProcEntry};
 
 /// Looks go on until this many in a row found nothing new: one quiet look could be a process that
 /// forked and exited between two reads of `/proc` (pid-hopping).
@@ -34,6 +34,37 @@ const KILL_ROUNDS: usize = 4;
 /// How long SIGKILLed processes get to finish dying; only a process stuck in uninterruptible sleep
 /// (`D`, e.g. on a dead NFS mount) takes longer, and waiting for it forever would hang the call.
 const KILL_SETTLE: Duration = Duration::from_secs(2);
+
+/// Stops `pid` the moment a look meets it: pinned first, so that the signal never reaches a later
+/// process with its pid, and only if `belongs(pid)` still holds once it is pinned; then its process
+/// group too when that group's leader is gone and `may_stop_group(group)` allows it — one signal stops
+/// the rest of a chain that forks and exits every millisecond. Never this process's group, 0 or 1.
+/// Returns the process, pinned, with its `/proc` entry read once it was stopped; `None` when it is gone
+/// or does not belong.
+pub(crate) fn stop_on_sight(
+    pid: i32,
+    belongs: impl FnOnce(i32) -> bool,
+    may_stop_group: impl FnOnce(i32) -> bool,
+) -> Option<(Pinned, ProcEntry)> {
+    let process = Pinned::open(pid)?;
+    if !belongs(pid) {
+        return None;
+    }
+    process.signal(Signal::SIGSTOP);
+    let entry = procfs::stat(pid)?;
+    let group = entry.pgid;
+    let own_group = nix::unistd::getpgrp().as_raw();
+    if entry.alive
+        && group > 1
+        && group != pid
+        && group != own_group
+        && may_stop_group(group)
+        && procfs::stat(group).is_none_or(|leader| !leader.alive)
+    {
+        let _ = kill(Pid::from_raw(-group), Signal::SIGSTOP);
+    }
+    Some((process, entry))
+}
 
 /// Which processes die.
 pub(crate) trait Finder {

@@ -14,17 +14,16 @@
 //! the shell's process group, that group is then signalled member by member, never as a whole.
 
 use std::collections::HashSet;
-use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use super::kill::{Doomed, Finder};
+use super::kill::{stop_on_sight, Doomed, Finder};
+use super::marker;
 use super::pinned::{self, Pinned};
 use super::procfs::{self, ProcEntry};
-use super::{marker, pidfd};
 
 /// Kills the tree of `root` (the shell) and of its process `group`: stops it so it cannot fork out of
 /// reach, sends SIGTERM (and SIGCONT), waits up to `grace` for every member to exit, then SIGKILLs
@@ -140,16 +139,8 @@ impl CallMarker {
             {
                 return;
             }
-            // Pinned before the check, so that the signal cannot reach a later process with this pid.
-            let Ok(fd) = pidfd::open(pid) else { return };
-            if !marker::has_exact_entry(pid, &self.entry) {
-                return;
-            }
-            let _ = pidfd::send_signal(fd.as_fd(), Signal::SIGSTOP);
-            let group = stat.pgid;
-            if group != pid && own.may_signal_group(group) && procfs::stat(group).is_none_or(|leader| !leader.alive) {
-                let _ = kill(Pid::from_raw(-group), Signal::SIGSTOP);
-            }
+            let belongs = |pid| marker::has_exact_entry(pid, &self.entry);
+            let Some((_, stat)) = stop_on_sight(pid, belongs, |group| own.may_signal_group(group)) else { return };
             if !stopped.iter().any(|e: &ProcEntry| e.pid == pid) {
                 stopped.push(stat);
             }
@@ -360,25 +351,16 @@ impl<'a> Tree<'a> {
             if excluded.contains(&pid) || !self.own.may_signal(pid) {
                 return false;
             }
-            if self.freeze {
-                // Pinned before the signal, so that it cannot reach a later process with this pid.
-                let Ok(fd) = pidfd::open(pid) else { return false };
-                let _ = pidfd::send_signal(fd.as_fd(), Signal::SIGSTOP);
+            let seen = if self.freeze {
+                let may_stop_group = |group| self.own.may_signal_group(group) && !self.shared_groups.contains(&group);
+                stop_on_sight(pid, |_| true, may_stop_group).map(|(_, stat)| stat)
+            } else {
+                procfs::stat(pid)
+            };
+            let Some(stat) = seen else { return false };
+            if stat.alive {
+                met.push(stat);
             }
-            let Some(stat) = procfs::stat(pid) else { return false };
-            if !stat.alive {
-                return true;
-            }
-            let group = stat.pgid;
-            if self.freeze
-                && group != pid
-                && self.own.may_signal_group(group)
-                && !self.shared_groups.contains(&group)
-                && procfs::stat(group).is_none_or(|leader| !leader.alive)
-            {
-                let _ = kill(Pid::from_raw(-group), Signal::SIGSTOP);
-            }
-            met.push(stat);
             true
         });
         met

@@ -6,10 +6,7 @@
 //! checked. A process that scrubbed its environment (`env -u BASHRT_RUNTIME …`, `env -i`) escapes on
 //! purpose — that is the documented way to keep one running.
 
-use nix::sys::signal::Signal;
-use nix::unistd::Pid;
-
-use crate::process::kill::{Doomed, Finder};
+use crate::process::kill::{stop_on_sight, Doomed, Finder};
 use crate::process::pinned::Pinned;
 use crate::process::procfs;
 use std::time::Duration;
@@ -76,7 +73,6 @@ fn leaderless_groups(members: &[Pinned], needle: &[u8]) -> Vec<i32> {
 /// then cost a `stat` each, not a read of their whole environment).
 fn members(needle: &[u8], known: &[Pinned]) -> Vec<Pinned> {
     let own = std::process::id() as i32;
-    let own_group = nix::unistd::getpgrp().as_raw();
     let since = own_start_time();
     let mut found: Vec<Pinned> = Vec::new();
     procfs::visit_pids(|pid| {
@@ -87,18 +83,8 @@ fn members(needle: &[u8], known: &[Pinned]) -> Vec<Pinned> {
         {
             return;
         }
-        let Some(member) = Pinned::open(pid) else { return };
-        // Pinned now: check again, the pid may have been recycled since the first look.
-        if !has_entry(pid, needle) {
-            return;
-        }
-        member.signal(Signal::SIGSTOP);
-        if let Some(stat) = procfs::stat(pid) {
-            let g = stat.pgid;
-            if g > 1 && g != own_group && g != pid && procfs::stat(g).is_none_or(|leader| !leader.alive) {
-                let _ = nix::sys::signal::kill(Pid::from_raw(-g), Signal::SIGSTOP);
-            }
-        }
+        // Pinned, then checked again: the pid may have been recycled since the first look.
+        let Some((member, _)) = stop_on_sight(pid, |pid| has_entry(pid, needle), |_| true) else { return };
         found.push(member);
     });
     found
