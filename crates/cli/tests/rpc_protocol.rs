@@ -249,7 +249,9 @@ fn the_end_of_input_hangs_up_the_snapshots_interactive_shell() {
         on = quote(&read_on)
     );
     std::fs::write(env.home().join(".bashrc"), rc).unwrap();
-    let mut rpc = env.rpc(&[], &[]);
+    // A grace far longer than the trap needs: the sweep waits only until the shell has exited, and a
+    // machine busy with other tests may take longer than the default 200 ms to run the trap.
+    let mut rpc = env.rpc(&["--set", "bash.killGraceMs=60000"], &[]);
     // The rc runs (its `sleep` is what the shutdown interrupts).
     let mut line = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(std::fs::File::open(&ready).unwrap()), &mut line).unwrap();
