@@ -20,7 +20,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
 use super::pinned::{self, Pinned};
-use super::procfs::{self, ProcEntry};
+use super::procfs::{self, Ignored, ProcEntry};
 
 /// Looks go on until this many in a row found nothing new: one quiet look could be a process that
 /// forked and exited between two reads of `/proc` (pid-hopping).
@@ -34,6 +34,9 @@ const KILL_ROUNDS: usize = 4;
 /// How long SIGKILLed processes get to finish dying; only a process stuck in uninterruptible sleep
 /// (`D`, e.g. on a dead NFS mount) takes longer, and waiting for it forever would hang the call.
 const KILL_SETTLE: Duration = Duration::from_secs(2);
+/// During the grace, how often a member that ignored SIGTERM is looked at again (see
+/// [`Doomed::wait_out_grace`]); only such members cost these looks.
+const DEAF_RECHECK: Duration = Duration::from_millis(10);
 
 /// Stops `pid` the moment a look meets it: pinned first, so that the signal never reaches a later
 /// process with its pid, and only if `belongs(pid)` still holds once it is pinned; then its process
@@ -145,10 +148,22 @@ impl<F: Finder> Doomed<F> {
             return 0;
         }
         if !grace.is_zero() {
+            // Read while every member is stopped: no disposition changes before the signals land.
+            let ignored: Vec<(i32, Option<Ignored>)> =
+                self.members.iter().map(|m| (m.pid, Ignored::of(m.pid))).collect();
             self.signal(Signal::SIGTERM);
-            self.hang_up_interactive();
+            for (pid, ignored) in &ignored {
+                if ignored.is_some_and(Ignored::hangs_up_instead_of_terminating) {
+                    self.signal_member(*pid, Signal::SIGHUP);
+                }
+            }
             self.signal(Signal::SIGCONT);
-            self.wait_until(Instant::now() + grace);
+            let deaf: Vec<i32> = ignored
+                .into_iter()
+                .filter(|(_, ignored)| ignored.is_some_and(|i| i.has(Signal::SIGTERM)))
+                .map(|(pid, _)| pid)
+                .collect();
+            self.wait_out_grace(Instant::now() + grace, deaf);
         }
         let mut quiet = 0;
         let mut waits = 0;
@@ -176,16 +191,43 @@ impl<F: Finder> Doomed<F> {
         found
     }
 
-    /// SIGHUP to the members that ignore SIGTERM and not SIGHUP: interactive shells, such as the one
-    /// that reads the user's rc files for the snapshot. Sent SIGTERM alone, such a shell would go on
-    /// through the grace, starting programs that are then killed without a chance to clean up (a
-    /// `pyenv rehash` killed so leaves its lock behind, and every later shell of the user waits for
-    /// it); on SIGHUP it exits, passing the hangup on to its jobs, as when its terminal closes.
-    fn hang_up_interactive(&self) {
-        for member in &self.members {
-            if procfs::hangs_up_instead_of_terminating(member.pid) {
-                member.signal(Signal::SIGHUP);
+    /// Waits until every member has exited or `deadline` passed. SIGHUP went to the members that
+    /// ignore SIGTERM and not SIGHUP: interactive shells, such as the one that reads the user's rc files
+    /// for the snapshot. Sent SIGTERM alone, such a shell would go on through the grace, starting
+    /// programs that are then killed without a chance to clean up (a `pyenv rehash` killed so leaves its
+    /// lock behind, and every later shell of the user waits for it); on SIGHUP it exits, passing the
+    /// hangup on to its jobs, as when its terminal closes.
+    ///
+    /// `deaf` are the members that ignored the SIGTERM. One that stops ignoring it during the grace is
+    /// sent it again: a shell's child caught between its fork and its exec still had the shell's
+    /// dispositions, so the signals were lost on it, and the program it then runs (the rc's `sleep`)
+    /// would otherwise be asked nothing and live until the SIGKILL — and the shell with it, waiting for
+    /// that program before it runs its hangup trap.
+    fn wait_out_grace(&mut self, deadline: Instant, mut deaf: Vec<i32>) {
+        loop {
+            if deaf.is_empty() {
+                self.wait_until(deadline);
+                return;
             }
+            self.wait_until(deadline.min(Instant::now() + DEAF_RECHECK));
+            if self.members.is_empty() || Instant::now() >= deadline {
+                return;
+            }
+            deaf.retain(|&pid| {
+                let alive = self.members.iter().any(|m| m.pid == pid);
+                let hears = Ignored::of(pid).is_none_or(|i| !i.has(Signal::SIGTERM));
+                if alive && hears {
+                    self.signal_member(pid, Signal::SIGTERM);
+                }
+                alive && !hears
+            });
+        }
+    }
+
+    /// `signal` to the member with `pid`, if it is one (through its handle, never by pid).
+    fn signal_member(&self, pid: i32, signal: Signal) {
+        if let Some(member) = self.members.iter().find(|m| m.pid == pid) {
+            member.signal(signal);
         }
     }
 }
@@ -236,5 +278,23 @@ mod tests {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(stubborn.wait().unwrap().signal(), Some(libc::SIGKILL));
         assert_eq!(plain.wait().unwrap().signal(), Some(libc::SIGTERM));
+    }
+
+    #[test]
+    fn what_stops_ignoring_sigterm_during_the_grace_is_asked_again() {
+        use std::io::BufRead;
+        use std::os::unix::process::ExitStatusExt;
+        use std::process::{Command, Stdio};
+        // Ignores SIGTERM when it is sent and stops ignoring it on the SIGHUP that comes with it: as a
+        // shell's child between its fork and its exec does, where the program it then runs never got
+        // the SIGTERM. Asked nothing, it would live until the SIGKILL after the grace.
+        let script = "trap '' TERM; trap 'trap - TERM' HUP; echo ready; while :; do sleep 0.05; done";
+        let mut child = Command::new("bash").arg("-c").arg(script).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n");
+        let pids = vec![child.id() as i32];
+        Doomed::new(Listed { pids, looks: 0 }).terminate(Duration::from_secs(60));
+        assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGTERM));
     }
 }

@@ -146,15 +146,28 @@ pub(crate) fn stat(pid: i32) -> Option<ProcEntry> {
     parse_stat(&buf[..n])
 }
 
-/// Whether `pid` ignores SIGTERM but not SIGHUP: an interactive shell (bash sets SIGTERM to ignored, so
-/// that `kill 0` spares it, and exits on SIGHUP, as when its terminal closes, passing the hangup on to
-/// its jobs). A process that is gone or unreadable says no.
-pub(crate) fn hangs_up_instead_of_terminating(pid: i32) -> bool {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return false };
-    parse_ignored(&status).is_some_and(|ignored| {
-        let bit = |signal: i32| 1u64 << (signal - 1);
-        ignored & bit(libc::SIGTERM) != 0 && ignored & bit(libc::SIGHUP) == 0
-    })
+/// The signals a process ignores, as `/proc/<pid>/status` says (`SigIgn:`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ignored(u64);
+
+impl Ignored {
+    /// What `pid` ignores now; `None` when it is gone (or `/proc` is unreadable).
+    pub(crate) fn of(pid: i32) -> Option<Self> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        parse_ignored(&status).map(Self)
+    }
+
+    pub(crate) fn has(self, signal: nix::sys::signal::Signal) -> bool {
+        self.0 & (1u64 << (signal as i32 - 1)) != 0
+    }
+
+    /// SIGTERM ignored but not SIGHUP: an interactive shell (bash sets SIGTERM to ignored, so that
+    /// `kill 0` spares it, and exits on SIGHUP, as when its terminal closes, passing the hangup on to
+    /// its jobs).
+    pub(crate) fn hangs_up_instead_of_terminating(self) -> bool {
+        use nix::sys::signal::Signal;
+        self.has(Signal::SIGTERM) && !self.has(Signal::SIGHUP)
+    }
 }
 
 /// The `SigIgn:` mask of a `/proc/<pid>/status` text: bit `n - 1` set when signal `n` is ignored.
@@ -194,7 +207,8 @@ mod tests {
 
     #[test]
     fn an_interactive_shell_hangs_up_and_this_process_does_not() {
-        assert!(!hangs_up_instead_of_terminating(std::process::id() as i32));
+        let of = |pid: u32| Ignored::of(pid as i32).is_some_and(Ignored::hangs_up_instead_of_terminating);
+        assert!(!of(std::process::id()));
         use std::io::BufRead;
         let mut shell = std::process::Command::new("bash")
             .args(["--norc", "-i", "-c", "echo ready; read -r _"])
@@ -207,7 +221,7 @@ mod tests {
         let mut ready = String::new();
         std::io::BufReader::new(shell.stdout.take().unwrap()).read_line(&mut ready).unwrap();
         assert_eq!(ready, "ready\n");
-        assert!(hangs_up_instead_of_terminating(shell.id() as i32));
+        assert!(of(shell.id()));
         drop(shell.stdin.take());
         shell.wait().unwrap();
     }
