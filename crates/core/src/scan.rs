@@ -183,11 +183,38 @@ pub(crate) struct Scanner {
     index: ErrorIndex,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// The block of lines under the last kept match, as the scanner follows it.
+#[derive(Debug, Clone)]
 struct Continuation {
+    /// Lines sit deeper than this to belong to the block (or are frames, a source excerpt, …).
     indent: usize,
+    /// The rank slot the block's lines are charged to.
     slot: usize,
+    /// The last line number the block may have ([`CONTINUATION_MAX`] after its match).
     until: u64,
+    /// The line right after the match: a location there (`Origin: site.yml:165:7`) belongs to it.
+    next: u64,
+    /// A location is among the block's lines: the numbered source lines a tool quotes under it
+    /// belong to it too.
+    located: bool,
+    /// A blank line and a header (`stack traceback:`), held until a line of the block follows.
+    pending: Vec<(u64, KeptLine)>,
+    /// The depth a pending header sets for the lines under it.
+    pending_indent: Option<usize>,
+}
+
+impl Continuation {
+    fn under(line_no: u64, line: &KeptLine, slot: usize) -> Option<Continuation> {
+        shape::indent(&line.bytes).map(|indent| Continuation {
+            indent,
+            slot,
+            until: line_no + CONTINUATION_MAX,
+            next: line_no + 1,
+            located: false,
+            pending: Vec::new(),
+            pending_indent: None,
+        })
+    }
 }
 
 /// Where the lines before a matched line are: complete lines of the current chunk from `from`
@@ -384,8 +411,7 @@ impl Scanner {
             self.capture_until = last;
             self.capture_severity = slot;
         }
-        self.continuation =
-            shape::indent(&line.bytes).map(|indent| Continuation { indent, slot, until: line_no + CONTINUATION_MAX });
+        self.continuation = Continuation::under(line_no, line, slot);
     }
 
     /// Counts a matched line of `rank` (and its text among the repeats); returns its text's key and the
@@ -430,24 +456,54 @@ impl Scanner {
             key,
             exact: hash_bytes(text.as_bytes()),
         });
-        self.continuation =
-            shape::indent(&line.bytes).map(|indent| Continuation { indent, slot, until: line_no + CONTINUATION_MAX });
+        self.continuation = Continuation::under(line_no, line, slot);
     }
 
-    /// Keeps `line` with the last entry while it sits deeper than that entry's line (see
-    /// [`CONTINUATION_MAX`]); the first line that does not ends the continuation.
+    /// Keeps `line` with the last entry while it belongs to the block under it (see
+    /// [`CONTINUATION_MAX`]): a line deeper than the entry's, a frame of a debugger's backtrace, a
+    /// source excerpt, a location right after the match and the source lines quoted under it. A blank
+    /// line and a header (`stack traceback:`, `Previous write at 0x… by goroutine 7:`) belong to it when
+    /// lines of the block follow them. Any other line ends the block, unless the match asked for it
+    /// as context.
     fn continue_entry(&mut self, line_no: u64, line: &KeptLine) {
-        let Some(continuation) = self.continuation else { return };
-        let deeper = shape::indent(&line.bytes).is_some_and(|indent| indent > continuation.indent)
-            || shape::is_source_excerpt(&line.bytes);
-        if !deeper || line_no > continuation.until {
-            self.continuation = None;
+        let Some(mut block) = self.continuation.take() else { return };
+        if line_no > block.until {
             return;
         }
-        self.keep(line_no, line, continuation.slot);
-        if let Some(entry) = self.index.entries.last_mut() {
-            entry.last = entry.last.max(line_no);
+        let indent = shape::indent(&line.bytes);
+        let depth = block.pending_indent.unwrap_or(block.indent);
+        let location =
+            (line_no == block.next || line_no <= self.capture_until) && shape::names_file_and_line(&line.bytes);
+        let part = indent.is_some_and(|indent| indent > depth)
+            || shape::is_source_excerpt(&line.bytes)
+            || shape::is_frame(&line.bytes)
+            || location
+            || block.located && shape::is_quoted_source(&line.bytes);
+        if part {
+            for (number, kept) in std::mem::take(&mut block.pending) {
+                self.keep(number, &kept, block.slot);
+            }
+            if let Some(indent) = block.pending_indent.take() {
+                block.indent = indent;
+            }
+            block.located |= location;
+            self.keep(line_no, line, block.slot);
+            if let Some(entry) = self.index.entries.last_mut() {
+                entry.last = entry.last.max(line_no);
+            }
+        } else if indent.is_none() && block.pending.is_empty() {
+            block.pending.push((line_no, line.clone()));
+        } else if block.pending_indent.is_none() && block.pending.len() < 2 && shape::is_block_header(&line.bytes) {
+            block.pending.push((line_no, line.clone()));
+            block.pending_indent = indent;
+        } else if line_no <= self.capture_until {
+            // Context the match asked for, kept anyway: the block goes on after it.
+            block.pending.clear();
+            block.pending_indent = None;
+        } else {
+            return;
         }
+        self.continuation = Some(block);
     }
 
     fn keep(&mut self, line_no: u64, line: &KeptLine, slot: usize) {

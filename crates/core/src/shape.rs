@@ -28,27 +28,36 @@ const WORDS: &[&str] = &[
     "unable",
     "abort",
     "segmentation",
+    "unpars",
     "exited with",
     "exit status",
     "exit code",
     "--> ",
 ];
 
+/// Literals of a lint's error code after a location, as written (`a.py:29:11: E1120: …`: pylint's
+/// errors and fatal errors, `E0001`–`F0202`); its conventions, refactors and warnings (`C0114`,
+/// `R0913`, `W0611`) are not errors.
+const CODES: &[&str] = &[": E0", ": E1", ": F0"];
+
 /// The literals that make a line a candidate: each of [`WORDS`] as written in lower case,
-/// capitalised and in upper case.
+/// capitalised and in upper case, and [`CODES`].
 pub(crate) fn literals() -> impl Iterator<Item = String> {
-    WORDS.iter().flat_map(|word| {
-        let mut capital = word.to_string();
-        if let Some(first) = capital.get_mut(..1) {
-            first.make_ascii_uppercase();
-        }
-        [word.to_string(), capital, word.to_ascii_uppercase()]
-    })
+    WORDS
+        .iter()
+        .flat_map(|word| {
+            let mut capital = word.to_string();
+            if let Some(first) = capital.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            [word.to_string(), capital, word.to_ascii_uppercase()]
+        })
+        .chain(CODES.iter().map(|code| code.to_string()))
 }
 
 /// A severity word (a whole word, any case).
 /// The word ends where a word would (`error-stack-parser` and `errors.go` hold no severity word).
-const WORD: &str = r"(?i:errors?|fatal|fail(?:ed|ure|ures|s)?|panic(?:ked)?|exception|denied|conflict|invalid|undefined|cannot|unable to|abort(?:ed|ing)?|segmentation fault)(?:$|[^A-Za-z0-9_.-]|\.(?:[ \t]|$))";
+const WORD: &str = r"(?i:errors?|fatal|fail(?:ed|ure|ures|s)?|panic(?:ked)?|exception|denied|conflict|invalid|undefined|cannot|unable to|abort(?:ed|ing)?|segmentation fault|unparse?able)(?:$|[^A-Za-z0-9_.-]|\.(?:[ \t]|$))";
 
 /// What may come before a diagnostic on its line without being part of it: a memory checker's
 /// `==1234==`, a supervisor's `[name]` or `name |`, then spaces.
@@ -64,6 +73,8 @@ fn diagnostic() -> &'static Option<Regex> {
             format!(r"^{GUTTER}(?:[A-Za-z0-9_.-]{{1,30}} )?{WORD}"),
             // A location, then a message with a severity word (`a.py:3:1: F821 Undefined name`).
             format!(r"^{GUTTER}{location}[ \t].*\b{WORD}"),
+            // A location, then a lint's error code (`a.py:29:11: E1120: No value for argument`).
+            format!(r"^{GUTTER}{location}[ \t]+[EF][0-9]{{4}}:[ \t]"),
             // A line and column, then the severity (`  4:10  error  'x' is not defined`).
             format!(r"^{GUTTER}[0-9]+:[0-9]+[ \t]+{WORD}"),
             // A tool's name, then a message with a severity word (`dpkg: error processing …`).
@@ -175,6 +186,35 @@ pub(crate) fn strip_gutter(line: &[u8]) -> &[u8] {
     }
 }
 
+/// Whether `line` is a frame of a debugger's backtrace: `#0  lookup_field (rec=…) at a.c:15`, which
+/// gdb prints at the depth of the line that announces it.
+pub(crate) fn is_frame(line: &[u8]) -> bool {
+    let body = strip_gutter(line).trim_ascii_start();
+    let Some(rest) = body.strip_prefix(b"#") else { return false };
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && matches!(rest.get(digits), Some(b' ' | b'\t'))
+}
+
+/// Whether `line` opens a block of its own, a few words that end with a colon: `stack traceback:`,
+/// `Read at 0x00c0 by goroutine 7:`, `Thread 2 (Thread 0x7f (LWP 12) "app"):`. Under an error, such a
+/// line belongs to it when deeper lines follow.
+pub(crate) fn is_block_header(line: &[u8]) -> bool {
+    let text = strip_gutter(line).trim_ascii();
+    text.len() > 1 && text.len() <= 160 && text.ends_with(b":") && text.iter().any(u8::is_ascii_alphabetic)
+}
+
+/// Whether `line` is a line of source code as a tool quotes it under a location that it printed
+/// (`15\t    if (x)`, `165     - name: check`, a bare `164`), or the caret under it (`   ^ column 7`).
+pub(crate) fn is_quoted_source(line: &[u8]) -> bool {
+    let body = strip_gutter(line).trim_ascii_start();
+    if body.starts_with(b"^") {
+        return true;
+    }
+    let digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    let after = &body[digits..];
+    digits > 0 && (after.is_empty() || after.starts_with(b"\t") || after.starts_with(b"  "))
+}
+
 /// Whether a line names what the error after it is about: a URL (a download's request line) or a
 /// path alone on its line, after any gutter (a linter's file heading, Node's `file.js:4` above the
 /// code line and caret of an uncaught error).
@@ -211,6 +251,8 @@ mod tests {
             "Unable to locate package nope",
             "Found 3 errors in 1 file (checked 1 source file)",
             "api | Error: listen EADDRINUSE: address already in use :::3000",
+            "billing/mod_23.py:29:11: E1120: No value for argument 'rate' in function call (no-value-for-parameter)",
+            "L:   4 | P:  52 |  PRS | Line 4, Position 52: Found unparsable section: 'group",
         ] {
             assert!(is_diagnostic(line), "{line}");
         }
@@ -246,6 +288,9 @@ mod tests {
             "running 12 tests",
             "exit status 0",
             "process exited with code 0",
+            "billing/mod_01.py:1:0: C0114: Missing module docstring (missing-module-docstring)",
+            "billing/mod_01.py:3:0: W0611: Unused import os (unused-import)",
+            "a.py:1:80: E501 line too long (88 > 79 characters)",
         ] {
             assert!(!is_diagnostic(line), "{line}");
         }
@@ -259,8 +304,33 @@ mod tests {
     #[test]
     fn every_word_has_its_three_spellings() {
         let all: Vec<String> = literals().collect();
-        assert_eq!(all.len(), WORDS.len() * 3);
+        assert_eq!(all.len(), WORDS.len() * 3 + CODES.len());
         assert!(all.contains(&"Error".to_string()) && all.contains(&"EXIT STATUS".to_string()));
+    }
+
+    #[test]
+    fn the_parts_of_a_block_under_an_error_are_told_apart() {
+        for line in ["#0  lookup_field (rec=0x7ff) at ledger.c:15", "#12 0x00005555 in main () at a.c:3"] {
+            assert!(is_frame(line.as_bytes()), "{line}");
+        }
+        assert!(!is_frame(b"# a comment") && !is_frame(b"#include <stdio.h>"));
+        for line in [
+            "stack traceback:",
+            "Read at 0x00c0001e5048 by goroutine 459:",
+            "Thread 42 (Thread 0x7f (LWP 3) \"ledger\"):",
+        ] {
+            assert!(is_block_header(line.as_bytes()), "{line}");
+        }
+        assert!(!is_block_header(b":") && !is_block_header(b"42:") && !is_block_header(b"error: x"));
+        for line in [
+            "15\t        if (strcmp(a, b) == 0)",
+            "165     - name: check release directory",
+            "164",
+            "          ^ column 7",
+        ] {
+            assert!(is_quoted_source(line.as_bytes()), "{line}");
+        }
+        assert!(!is_quoted_source(b"2 errors") && !is_quoted_source(b"record 12 priced"));
     }
 
     #[test]

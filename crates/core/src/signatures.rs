@@ -374,7 +374,10 @@ mod tests {
             "Main.java:3: error: cannot find symbol",
             "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
             "./main.go:5:2: undefined: foo",
-            "    main_test.go:10: got 3, want 4",
+            "./main.go:12:5: undefined: frobnicate",
+            "WARNING: DATA RACE",
+            "    testing.go:1319: race detected during execution of test",
+            "Thread 42 \"ledger\" received signal SIGSEGV, Segmentation fault.",
             "--- FAIL: TestAdd (0.00s)",
             "FAIL\texample.com/demo\t0.002s",
             "panic: runtime error: index out of range [5] with length 3",
@@ -430,6 +433,8 @@ mod tests {
             "all good",
             "",
             "no errors found",
+            // A test's log line: under a `--- FAIL:` it is kept with it (see `crate::scan`).
+            "    main_test.go:10: key k450 ok after 1 hits",
         ] {
             assert_eq!(class(line), None, "{line}");
         }

@@ -317,6 +317,58 @@ fn frames_under_a_traceback_and_the_request_above_a_download_error_come_with_the
 }
 
 #[test]
+fn the_blocks_under_an_error_come_with_it_and_end_where_they_end() {
+    let mut output = filler(1, 2000);
+    // Lua: the traceback under a header at the error's own depth.
+    output.push_str("FAILED target_1100: build.lua:8: attempt to index a nil value (field 'opts')\n");
+    output
+        .push_str("stack traceback:\n\tbuild.lua:8: in upvalue 'flags'\n\tbuild.lua:12: in function <build.lua:11>\n");
+    output.push_str(&filler(2001, 2500));
+    // Go's race detector: blocks of frames, each under a header, separated by blank lines.
+    output.push_str("==================\nWARNING: DATA RACE\nRead at 0x00c0001e5048 by goroutine 459:\n");
+    output.push_str("  example.com/cache.(*Cache).Get()\n      /src/cache/cache.go:17 +0xcc\n\n");
+    output.push_str("Previous write at 0x00c0001e5048 by goroutine 461:\n  example.com/cache.(*Cache).Put()\n");
+    output.push_str("      /src/cache/cache.go:12 +0xe7\n==================\n");
+    output.push_str(&filler(2501, 3000));
+    // gdb: the signal, where it stopped with the source line, then the thread's frames.
+    output.push_str("\nThread 42 \"ledger\" received signal SIGSEGV, Segmentation fault.\n");
+    output.push_str("[Switching to Thread 0x7fffe3da96c0 (LWP 24701)]\n");
+    output.push_str("lookup_field (rec=0x7fffe3da3398, name=0x555555556008 \"price\") at ledger.c:15\n");
+    output.push_str("15\t        if (strcmp(rec->fields[i]->name, name) == 0)\n\n");
+    output.push_str("Thread 42 (Thread 0x7fffe3da96c0 (LWP 24701) \"ledger\"):\n");
+    output.push_str("#0  lookup_field (rec=0x7fffe3da3398, name=0x555555556008 \"price\") at ledger.c:15\n");
+    output.push_str("#1  0x000055555555524f in price_of (rec=0x7fffe3da3398) at ledger.c:22\n");
+    output.push_str(&filler(3001, 3500));
+    // Ansible: the task's origin, then the playbook's lines around it with a caret.
+    output.push_str("[ERROR]: Task failed: Module failed: non-zero return code\nOrigin: /srv/site.yml:165:7\n\n");
+    output.push_str("164\n165     - name: check release directory\n          ^ column 7\n\n");
+    output.push_str(&filler(3501, 4000));
+    // An error that opens no block: the lines after it that merely look like one are not kept.
+    output.push_str("12:00:01 ERROR lost the lease\nSummary:\nstep 4001 done\n\n  detail that is not the error's\n");
+    output.push_str(&filler(4002, 5000));
+    let (view, out) = view_of(output.as_bytes(), 4096);
+    check_shape(&view, &out);
+    for needed in [
+        "-stack traceback:\n",
+        "-\tbuild.lua:12: in function <build.lua:11>\n",
+        "-Read at 0x00c0001e5048 by goroutine 459:\n",
+        "-Previous write at 0x00c0001e5048 by goroutine 461:\n",
+        "-      /src/cache/cache.go:12 +0xe7\n",
+        "-lookup_field (rec=0x7fffe3da3398, name=0x555555556008 \"price\") at ledger.c:15\n",
+        "-15\t        if (strcmp",
+        "-#1  0x000055555555524f in price_of (rec=0x7fffe3da3398) at ledger.c:22\n",
+        "-Origin: /srv/site.yml:165:7\n",
+        "-165     - name: check release directory\n",
+        "-          ^ column 7\n",
+    ] {
+        assert!(view.text.contains(needed), "{needed:?} missing:\n{}", view.text);
+    }
+    for unwanted in ["Summary:", "step 4001 done", "detail that is not the error's"] {
+        assert!(!view.text.contains(unwanted), "{unwanted:?} kept:\n{}", view.text);
+    }
+}
+
+#[test]
 fn a_text_repeated_hundreds_of_times_gives_way_to_a_rare_one_and_shows_once() {
     let mut output = String::new();
     for i in 0..3000 {
