@@ -59,6 +59,7 @@ fn script() -> Value {
             {"tool": "bash", "args": {"command": "echo \"B=$PARVAR\""}},
         ]},
         {"calls": [{"tool": "bash", "args": {"command": "echo extra", "description": "say extra", "bogus": 1}}]},
+        bash("python3 -c 'input(\"Proceed? \")'"),
         {"text": "done"},
     ])
 }
@@ -210,7 +211,7 @@ fn describe(output: &Output) -> String {
 /// their text says how the command ended).
 fn assert_the_model_got_bashrts_view(received: &[Received], flags_errors: bool, limit: usize) {
     let texts: Vec<&str> = received.iter().map(|r| r.text.as_str()).collect();
-    assert_eq!(received.len(), 9, "{texts:#?}");
+    assert_eq!(received.len(), 10, "{texts:#?}");
     let cut_by_the_client = [
         "characters truncated",
         "tokens truncated",
@@ -254,6 +255,19 @@ fn assert_the_model_got_bashrts_view(received: &[Received], flags_errors: bool, 
     assert_eq!(texts[7], "B=seen-by-both\n");
 
     assert_eq!(texts[8], "extra\n\n[Ignored unknown argument: `bogus`]");
+
+    // A prompt met the end of /dev/null: the model is told why, and how to run it without one.
+    let prompt = texts[9];
+    assert!(prompt.contains("EOFError: EOF when reading a line"), "{prompt}");
+    assert!(
+        prompt.ends_with(
+            "[The command wanted input, but its stdin is /dev/null: rerun it with a non-interactive flag \
+             (--yes, -y, --no-input, …) or with the answer piped in (printf 'y\\n' | cmd); a password is the \
+             user's to give]\nCommand exited with code 1"
+        ),
+        "{prompt}"
+    );
+    assert_eq!(received[9].is_error, flags_errors);
 }
 
 fn tool_names(request: &Value, list: &str, name: &str) -> Vec<String> {

@@ -15,6 +15,32 @@ fn plain_command_prints_what_the_model_sees_and_exits_with_its_code() {
     assert_eq!(out.status.code(), Some(3));
 }
 
+/// A command that stopped at a prompt it could not get an answer to (its stdin is `/dev/null`) says so,
+/// with how to run it without the prompt; one that failed otherwise, or succeeded, does not.
+#[test]
+fn a_command_that_wanted_input_is_told_how_to_run_without_a_prompt() {
+    let env = Env::new();
+    let notice = "[The command wanted input, but its stdin is /dev/null: rerun it with a non-interactive flag \
+(--yes, -y, --no-input, …) or with the answer piped in (printf 'y\\n' | cmd); a password is the user's to give]";
+    for command in [
+        "python3 -c 'input(\"Name: \")'",
+        "cat /dev/tty",
+        "printf 'Overwrite config.yml? [y/N] '; read -r answer || exit 1",
+    ] {
+        let (v, code) = env.run_json(&[], command);
+        assert_ne!(code, 0, "{command}");
+        let text = text(&v);
+        assert!(text.contains(notice), "{command}: {text}");
+        assert!(text.ends_with(&format!("{notice}\nCommand exited with code {code}")), "{command}: {text}");
+        assert_eq!(v["details"]["inputEof"], true, "{command}");
+    }
+    for command in ["echo 'EOFError: EOF when reading a line'", "echo 'Password:' >&2; exit 2", "exit 1"] {
+        let (v, _) = env.run_json(&[], command);
+        assert!(!text(&v).contains("wanted input"), "{command}: {}", text(&v));
+        assert_eq!(v["details"].get("inputEof"), None, "{command}");
+    }
+}
+
 #[test]
 fn empty_output_is_marked() {
     let env = Env::new();

@@ -8,6 +8,7 @@
 //! tail or excerpt, within the budget) and says what was left out; `notices` appends how the command
 //! ended, in the contract's order, and fills in the details.
 
+mod needs_input;
 mod notices;
 mod output;
 
@@ -104,6 +105,10 @@ pub struct Details {
     /// printed after that is not in the output.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub output_left_open: bool,
+    /// The command failed with the signs of a read that found no input (its stdin is `/dev/null`):
+    /// an `EOFError`, no terminal for a password, a prompt left as the last line.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub input_eof: bool,
     /// Which shell ran the command: a long-lived one started or reused, a replacement (and why), or a
     /// one-shot shell (and why).
     #[serde(skip_serializing_if = "Option::is_none")]

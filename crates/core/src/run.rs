@@ -109,6 +109,7 @@ pub(crate) fn run_on<'a>(
         .tail_of_stdout(extracted_tail, settings.max_output_bytes.max(64 * 1024))
         .on_chunk(spec.on_chunk)
         .on_update(spec.on_update);
+    let stdin_null = terminal.is_none();
     let executed = match terminal {
         Some(ui) => Ok(crate::exec::pty::execute(&request, &mut feed, spec.cancel, ui)),
         None => runtime.executor().execute(&request, &mut feed, spec.cancel),
@@ -165,6 +166,7 @@ pub(crate) fn run_on<'a>(
         output_left_open,
         snapshot_problem,
         background_stopped: runtime.is_single_call(),
+        stdin_null,
     })
 }
 

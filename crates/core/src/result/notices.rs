@@ -66,6 +66,12 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
             format!("[{n} background process{s} still running]")
         });
     }
+    let input_eof = report.stdin_null
+        && matches!(report.outcome, Outcome::Exited { code } if code != 0)
+        && super::needs_input::wanted_input(report.output.tail());
+    if input_eof {
+        notices.push(super::needs_input::NOTICE.to_string());
+    }
     let failure = match report.outcome {
         Outcome::Exited { code: 0 } => None,
         Outcome::Exited { code } => {
@@ -106,6 +112,7 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     details.timeout_ms = Some(report.timeout.applied_ms());
     details.background_processes = report.background;
     details.output_left_open = report.output_left_open;
+    details.input_eof = input_eof;
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.artifact_error = shaped.artifact_error;
     details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);

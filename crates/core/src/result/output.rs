@@ -61,6 +61,8 @@ pub(crate) struct RunReport<'a> {
     pub snapshot_problem: Option<String>,
     /// What the command left running is stopped when the call ends (a single-call runtime).
     pub background_stopped: bool,
+    /// The command's stdin was `/dev/null` (not a terminal).
+    pub stdin_null: bool,
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the
