@@ -21,6 +21,22 @@ fn a_python_repl_runs_in_the_console() {
     term.assert_restored(0);
 }
 
+/// A prompt in the console is named at its bottom once the program blocks reading the terminal, and
+/// the note goes when it prints again.
+#[test]
+fn the_console_says_when_the_program_waits_for_input() {
+    let term = Term::new(100, 30);
+    term.start(PTY, &[]);
+    term.type_line("python3 -c 'print(\"hi\", input(\"name? \")); input(\"again? \")'");
+    term.wait_for("the note", |s| s.contains("name?") && s.contains("⌨ waiting for input: python3 reads the terminal"));
+    term.type_line("world");
+    term.wait_for("the next prompt", |s| s.contains("hi world") && s.contains("again?"));
+    term.type_line("");
+    term.wait_for("the result", |s| s.contains("✓ exit 0") && !s.contains("┌ $"));
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}
+
 #[test]
 fn esc_kills_the_session_and_a_resize_reaches_the_program() {
     let term = Term::new(100, 30);

@@ -109,6 +109,10 @@ pub struct Details {
     /// an `EOFError`, no terminal for a password, a prompt left as the last line.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub input_eof: bool,
+    /// The program that was blocked reading the terminal when the command was killed at its deadline
+    /// or cancelled (a tool call run in a terminal): why it never finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_for_input: Option<String>,
     /// Which shell ran the command: a long-lived one started or reused, a replacement (and why), or a
     /// one-shot shell (and why).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -167,6 +167,7 @@ pub(crate) fn run_on<'a>(
         snapshot_problem,
         background_stopped: runtime.is_single_call(),
         stdin_null,
+        waiting_for_input: execution.waiting_for_input,
     })
 }
 

@@ -21,11 +21,23 @@ struct Console<'a> {
     raw: Vec<u8>,
     sink: Vec<u8>,
     react: React<'a>,
+    /// What the UI was told of the program waiting for input, in order.
+    awaiting: Vec<Option<String>>,
+    /// Acts when told the program waits for input (gets the reader's name).
+    on_awaiting: React<'a>,
 }
 
 impl<'a> Console<'a> {
     fn new(react: impl FnMut(&str, &PtyControl) + 'a) -> Self {
-        Self { size: PtySize::new(80, 24), control: None, raw: Vec::new(), sink: Vec::new(), react: Box::new(react) }
+        Self {
+            size: PtySize::new(80, 24),
+            control: None,
+            raw: Vec::new(),
+            sink: Vec::new(),
+            react: Box::new(react),
+            awaiting: Vec::new(),
+            on_awaiting: Box::new(|_, _| {}),
+        }
     }
 }
 
@@ -44,6 +56,12 @@ impl ToolUi for Console<'_> {
         self.raw.extend_from_slice(raw);
         if let Some(control) = &self.control {
             (self.react)(&String::from_utf8_lossy(&self.raw), control);
+        }
+    }
+    fn awaiting_input(&mut self, reader: Option<&str>) {
+        self.awaiting.push(reader.map(str::to_string));
+        if let (Some(reader), Some(control)) = (reader, &self.control) {
+            (self.on_awaiting)(reader, control);
         }
     }
 }
@@ -116,6 +134,48 @@ fn keys_reach_the_program_and_a_resize_reaches_it_as_sigwinch() {
     let text = result.text();
     assert!(text.contains("hello world\n"), "{text}");
     assert!(text.contains("waiting\n31 101\n"), "{text}");
+}
+
+/// The console is told when the program waits for input — from the kernel (a read of the terminal),
+/// not from silence — and when it printed again; a command cancelled while it waited says so.
+#[test]
+fn a_program_waiting_for_input_is_told_to_the_console_and_to_the_model() {
+    // The person answers the prompt they were told of; the program goes on, and the console hears it.
+    let mut ui = Console::new(|_, _| {});
+    ui.on_awaiting = Box::new(|_, control| {
+        control.write(b"world\r").unwrap();
+    });
+    let result = run("python3 -c 'print(\"hello\", input(\"name? \"))'", &mut ui);
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().contains("hello world\n"), "{}", result.text());
+    assert_eq!(ui.awaiting, [Some("python3".to_string()), None]);
+    assert_eq!(result.details.waiting_for_input, None);
+
+    // A password prompt read through /dev/tty; the person presses esc instead.
+    let cancel = CancelToken::new().unwrap();
+    let esc = cancel.clone();
+    let mut ui = Console::new(|_, _| {});
+    ui.on_awaiting = Box::new(move |_, _| esc.cancel());
+    let state = tempfile::tempdir().unwrap();
+    let runtime = runtime(Settings::default(), state.path());
+    let result = run_in(&runtime, "python3 -c 'import getpass; getpass.getpass()'", 60.0, cancel, &mut ui);
+    assert_eq!(result.details.outcome, Some(Outcome::Cancelled));
+    assert_eq!(ui.awaiting, [Some("python3".to_string())]);
+    assert!(
+        result
+            .text()
+            .ends_with("\n\n[It was waiting for input: python3 was reading the terminal]\n[Command cancelled]"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(result.details.waiting_for_input.as_deref(), Some("python3"));
+
+    // Quiet, reading nothing: never a prompt, and its timeout says nothing of input.
+    let mut ui = Console::new(|_, _| {});
+    let result = run_in(&runtime, "echo started; sleep 30", 1.0, CancelToken::new().unwrap(), &mut ui);
+    assert_eq!(result.details.outcome, Some(Outcome::TimedOut));
+    assert!(ui.awaiting.is_empty(), "{:?}", ui.awaiting);
+    assert!(!result.text().contains("waiting for input"), "{}", result.text());
 }
 
 #[test]

@@ -30,6 +30,9 @@ pub struct Screen {
     generation: AtomicU64,
     /// The end of the previous chunk, for queries cut in two.
     carry: Mutex<Vec<u8>>,
+    /// The program blocked reading the terminal, while it waits for input (from the kernel's state,
+    /// told by the core): the console says so, so that the person knows to type.
+    awaiting: Mutex<Option<String>>,
 }
 
 impl Screen {
@@ -38,7 +41,18 @@ impl Screen {
             parser: Mutex::new(vt100::Parser::new(size.rows.max(1), size.cols.max(1), 0)),
             generation: AtomicU64::new(0),
             carry: Mutex::new(Vec::new()),
+            awaiting: Mutex::new(None),
         })
+    }
+
+    /// The program waits for input (`Some` of the reader's name), or no longer.
+    pub fn set_awaiting(&self, reader: Option<&str>) {
+        *self.awaiting.lock().unwrap_or_else(PoisonError::into_inner) = reader.map(str::to_string);
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn awaiting(&self) -> Option<String> {
+        self.awaiting.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     fn parser(&self) -> MutexGuard<'_, vt100::Parser> {
@@ -180,13 +194,18 @@ impl Console {
     }
 
     pub fn draw(&self, frame: &mut Frame<'_>, area: Rect) {
+        let keys = " esc force-kill · input forwarded to PTY ";
+        let bottom = match self.screen.awaiting() {
+            Some(reader) => Line::styled(
+                format!(" ⌨ waiting for input: {reader} reads the terminal ·{keys}"),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+            None => Line::styled(keys, Style::default().add_modifier(Modifier::DIM)),
+        };
         let block = Block::default()
             .borders(Borders::ALL)
             .title(Line::styled(format!(" $ {} ", self.title), Style::default().add_modifier(Modifier::BOLD)))
-            .title_bottom(Line::styled(
-                " esc force-kill · input forwarded to PTY ",
-                Style::default().add_modifier(Modifier::DIM),
-            ));
+            .title_bottom(bottom);
         let inner = block.inner(area);
         frame.render_widget(Clear, area);
         let parser = self.screen.parser();

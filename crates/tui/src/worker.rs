@@ -70,6 +70,10 @@ impl ToolUi for TuiToolUi {
     fn pty_output(&mut self, raw: &[u8]) {
         self.shared.screen.process(raw, self.control.as_ref());
     }
+
+    fn awaiting_input(&mut self, reader: Option<&str>) {
+        self.shared.screen.set_awaiting(reader);
+    }
 }
 
 /// Starts a tool call on its own thread; `size` is the console's, should it run in a terminal.

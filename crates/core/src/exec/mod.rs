@@ -196,6 +196,10 @@ pub struct Execution {
     pub final_cwd: Option<PathBuf>,
     /// Which shell ran the command, so the result can say when state was lost.
     pub shell: ShellEvent,
+    /// The program that was blocked reading the command's terminal when the call ended, by its name
+    /// (`python3`, `sudo`): a command killed at its deadline or cancelled while it waited for input.
+    /// Only the terminal path knows it (a pipe call's stdin is `/dev/null`: nothing waits on it).
+    pub waiting_for_input: Option<String>,
 }
 
 /// Which shell ran a command: where its variables, functions and cwd came from.

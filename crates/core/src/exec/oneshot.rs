@@ -180,6 +180,7 @@ fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
         background,
         final_cwd: None,
         shell: ShellEvent::OneShot { reason: OneShotReason::NotPooled },
+        waiting_for_input: None,
     }
 }
 

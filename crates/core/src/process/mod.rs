@@ -1,7 +1,8 @@
 //! Process primitives: what the executors and the reaper need from the kernel, and nothing about
 //! commands or shells. One handle for a process the runtime started ([`child`]: the spawn, the reap,
 //! a cloneable killer), which processes die ([`tree`]) apart from how they die ([`kill`]), process
-//! file descriptors, the `/proc` process table, pipes and in-memory files.
+//! file descriptors, the `/proc` process table, what a quiet process waits for ([`waiting`]), pipes and
+//! in-memory files.
 
 pub(crate) mod child;
 pub(crate) mod children;
@@ -16,3 +17,4 @@ pub(crate) mod procfs;
 pub(crate) mod spawn_gate;
 pub(crate) mod subreaper;
 pub(crate) mod tree;
+pub(crate) mod waiting;

@@ -72,6 +72,9 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     if input_eof {
         notices.push(super::needs_input::NOTICE.to_string());
     }
+    if let Some(reader) = &report.waiting_for_input {
+        notices.push(format!("[It was waiting for input: {reader} was reading the terminal]"));
+    }
     let failure = match report.outcome {
         Outcome::Exited { code: 0 } => None,
         Outcome::Exited { code } => {
@@ -113,6 +116,7 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     details.background_processes = report.background;
     details.output_left_open = report.output_left_open;
     details.input_eof = input_eof;
+    details.waiting_for_input = report.waiting_for_input.clone();
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.artifact_error = shaped.artifact_error;
     details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);

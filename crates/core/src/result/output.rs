@@ -63,6 +63,8 @@ pub(crate) struct RunReport<'a> {
     pub background_stopped: bool,
     /// The command's stdin was `/dev/null` (not a terminal).
     pub stdin_null: bool,
+    /// The program that was blocked reading the terminal when the command was killed or cancelled.
+    pub waiting_for_input: Option<String>,
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the

@@ -26,6 +26,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use super::{ExecRequest, Execution, OneShotReason, OutputConsumer, ShellEvent};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
+use crate::process::waiting::{Prober, Reader};
 use crate::settings::{Settings, VirtualTerminal};
 use sanitize::Sanitizer;
 pub use session::{PtyControl, PtyError, PtySize};
@@ -40,6 +41,11 @@ const DRAIN_QUIET: Duration = Duration::from_millis(50);
 const DRAIN_MAX: Duration = Duration::from_millis(500);
 
 const READ_CHUNK: usize = 64 * 1024;
+
+/// Once the terminal has been quiet this long, the program is looked at: is it waiting for input?
+const INPUT_QUIET: Duration = Duration::from_millis(200);
+/// …and again this often while it stays quiet (two agreeing looks confirm it).
+const INPUT_LOOK_EVERY: Duration = Duration::from_millis(100);
 
 /// Whether a tool call shown by a UI runs in a pseudo-terminal: `bash.virtualTerminal` is `"on"` and
 /// `PI_NO_PTY` is not `1`. (Without a UI there is no console to show it in: pipes.)
@@ -66,6 +72,12 @@ pub trait ToolUi {
     fn pty_started(&mut self, control: PtyControl);
     /// The raw bytes the program wrote to its terminal, for a terminal emulator.
     fn pty_output(&mut self, raw: &[u8]);
+    /// The program waits for input: `Some(name)` of the process blocked reading the terminal (a
+    /// prompt, a password, a pager), told once the terminal has been quiet ~300 ms; `None` once it
+    /// printed again. A UI shows it, so that the person at the console knows to type.
+    fn awaiting_input(&mut self, reader: Option<&str>) {
+        let _ = reader;
+    }
 }
 
 /// Runs `req` in a pseudo-terminal hosted by `ui`. Never fails: a terminal that cannot be opened or
@@ -77,15 +89,16 @@ pub(crate) fn execute(
     ui: &mut dyn ToolUi,
 ) -> Execution {
     let started = Instant::now();
-    let finished = |outcome, background| Execution {
+    let finished = |outcome, background, waiting_for_input| Execution {
         outcome,
         duration: started.elapsed(),
         background,
         final_cwd: None,
         shell: ShellEvent::OneShot { reason: OneShotReason::Terminal },
+        waiting_for_input,
     };
     if cancel.is_cancelled() {
-        return finished(Outcome::Cancelled, 0);
+        return finished(Outcome::Cancelled, 0, None);
     }
     let deadline = started.checked_add(req.timeout);
     let mut stream = Stream { out, ui, sanitizer: Sanitizer::default(), clean: Vec::new() };
@@ -95,12 +108,13 @@ pub(crate) fn execute(
         Ok(session) => session,
         Err(e) => {
             stream.error(&e);
-            return finished(Outcome::Error, 0);
+            return finished(Outcome::Error, 0, None);
         }
     };
     stream.ui.pty_started(session.control());
     let mut buf = vec![0u8; READ_CHUNK];
-    let ending = watch(&session, &mut stream, &mut buf, cancel, deadline);
+    let mut input = InputWatch::new(Instant::now());
+    let ending = watch(&session, &mut stream, &mut buf, cancel, deadline, &mut input);
     let grace = req.kill_grace;
     let outcome = match ending {
         Ok(Watched::Exited) => {
@@ -126,7 +140,47 @@ pub(crate) fn execute(
     stream.finish();
     session.close_control();
     let background = session.survivors();
-    finished(outcome, background)
+    // Said of a command that was killed or cancelled while it waited: why it never finished.
+    let waiting = input.reader.filter(|_| matches!(outcome, Outcome::TimedOut | Outcome::Cancelled));
+    finished(outcome, background, waiting.map(|reader| reader.comm))
+}
+
+/// Whether the program on the terminal waits for input, looked at while the terminal is quiet.
+struct InputWatch {
+    next_look: Instant,
+    prober: Prober,
+    /// The reader of the last confirmed look, until the program prints again.
+    reader: Option<Reader>,
+}
+
+impl InputWatch {
+    fn new(now: Instant) -> Self {
+        Self { next_look: now + INPUT_QUIET, prober: Prober::default(), reader: None }
+    }
+
+    /// The program printed: it is not waiting (or no longer).
+    fn output(&mut self, now: Instant, ui: &mut dyn ToolUi) {
+        self.next_look = now + INPUT_QUIET;
+        self.prober = Prober::default();
+        if self.reader.take().is_some() {
+            ui.awaiting_input(None);
+        }
+    }
+
+    /// Looks when a look is due.
+    fn look(&mut self, now: Instant, session: &PtySession, ui: &mut dyn ToolUi) {
+        let Some(terminal) = session.terminal() else { return };
+        if now < self.next_look {
+            return;
+        }
+        self.next_look = now + INPUT_LOOK_EVERY;
+        if let Some(reader) = self.prober.probe(&session.processes(), terminal) {
+            if self.reader.as_ref() != Some(&reader) {
+                ui.awaiting_input(Some(&reader.comm));
+                self.reader = Some(reader);
+            }
+        }
+    }
 }
 
 /// Moves terminal output to the UI (raw) and to the sink (sanitized).
@@ -178,13 +232,15 @@ enum Watched {
     DeadlineReached,
 }
 
-/// Reads the terminal until the shell exits, the deadline passes or the caller cancels.
+/// Reads the terminal until the shell exits, the deadline passes or the caller cancels; while it is
+/// quiet, looks whether the program waits for input.
 fn watch(
     session: &PtySession,
     stream: &mut Stream<'_>,
     buf: &mut [u8],
     cancel: &CancelToken,
     deadline: Option<Instant>,
+    input: &mut InputWatch,
 ) -> Result<Watched, PtyError> {
     // Once every process closed the terminal there is nothing to read: wait for the exit alone.
     let mut open = true;
@@ -192,7 +248,12 @@ fn watch(
         let (cancelled, exited, readable) = {
             let mut fds = [pollin(cancel.fd()), pollin(session.exit_fd()), pollin(session.master())];
             let watched = if open { 3 } else { 2 };
-            match nix::poll::poll(&mut fds[..watched], time_left(deadline)) {
+            let wake = match deadline {
+                Some(deadline) if session.terminal().is_none() => Some(deadline),
+                Some(deadline) => Some(deadline.min(input.next_look)),
+                None => session.terminal().map(|_| input.next_look),
+            };
+            match nix::poll::poll(&mut fds[..watched], time_left(wake)) {
                 Ok(_) | Err(Errno::EINTR) => {}
                 Err(e) => return Err(PtyError::Read(e.into())),
             }
@@ -209,11 +270,15 @@ fn watch(
         }
         if readable {
             match session.read(buf).map_err(PtyError::Read)? {
-                ReadResult::Data(n) => stream.push(&buf[..n]),
+                ReadResult::Data(n) => {
+                    stream.push(&buf[..n]);
+                    input.output(Instant::now(), stream.ui);
+                }
                 ReadResult::Empty => {}
                 ReadResult::Closed => open = false,
             }
         }
+        input.look(Instant::now(), session, stream.ui);
     }
 }
 

@@ -22,6 +22,7 @@ use super::super::ExecRequest;
 use crate::outcome::Outcome;
 use crate::process::child::{Mark, OwnedChild, SpawnError};
 use crate::process::marker::marker_of;
+use crate::process::waiting::Stdin;
 
 /// What the program's terminal emulates; the program's `TERM` says so, whatever the user's terminal is.
 pub const PTY_TERM: &str = "xterm-256color";
@@ -122,6 +123,9 @@ pub(crate) struct PtySession {
     shell: OwnedChild,
     master: OwnedFd,
     control: PtyControl,
+    /// The terminal as the programs on it see it, to tell one that reads it (see
+    /// [`crate::process::waiting`]); `None` when it could not be read.
+    terminal: Option<Stdin>,
     /// Removed when the session is dropped.
     _script_file: Option<ScriptFile>,
 }
@@ -172,6 +176,7 @@ impl PtySession {
                 Ok(())
             });
         }
+        let terminal = Stdin::of_fd(slave.as_fd()).ok();
         let spawned = OwnedChild::spawn(command, marker_of(&req.env).map_or(Mark::Unmarked, Mark::Runtime));
         // Only the child may hold the slave: a copy here would keep the terminal open after it exits.
         drop(slave);
@@ -183,8 +188,25 @@ impl PtySession {
             shell,
             master,
             control: PtyControl { master: Arc::new(Mutex::new(Some(control_fd))) },
+            terminal,
             _script_file: script_file,
         })
+    }
+
+    /// The terminal, as [`crate::process::waiting`] matches a read against it.
+    pub(crate) fn terminal(&self) -> Option<&Stdin> {
+        self.terminal.as_ref()
+    }
+
+    /// The shell and every process under it now.
+    pub(crate) fn processes(&self) -> Vec<i32> {
+        let shell = self.shell.pid().as_raw();
+        let mut pids = vec![shell];
+        crate::process::procfs::visit_descendants(shell, |pid| {
+            pids.push(pid);
+            true
+        });
+        pids
     }
 
     pub(crate) fn control(&self) -> PtyControl {

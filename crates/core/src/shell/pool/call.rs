@@ -62,7 +62,14 @@ impl Pool {
                     self.checkin(&call.lease.key, shell, report.retire, session_cwd);
                     call.lease.open = false;
                     let duration = call.started.elapsed();
-                    return Ok(Execution { outcome, duration, background, final_cwd, shell: event });
+                    return Ok(Execution {
+                        outcome,
+                        duration,
+                        background,
+                        final_cwd,
+                        shell: event,
+                        waiting_for_input: None,
+                    });
                 }
                 CallResult::CwdFailed if persist && target != req.cwd => {
                     // The session's directory is gone: start over where the session started.
@@ -116,6 +123,7 @@ impl Pool {
                         background: 0,
                         final_cwd: None,
                         shell: ShellEvent::Started,
+                        waiting_for_input: None,
                     })),
                     StartError::Protocol(error) => {
                         tracing::warn!(%error, shell = %req.shell.display(), "long-lived shell unusable");
