@@ -51,7 +51,7 @@ pub struct KeptLine {
 
 /// Lines kept after a matched line while they sit deeper than it (a traceback's frames, a memory
 /// checker's `at 0x…` lines, a Java cause's `at` lines), at most this many.
-pub(crate) const CONTINUATION_MAX: u64 = 16;
+pub(crate) const CONTINUATION_MAX: u64 = 24;
 
 /// How far above an error the scanner looks for the line that names what it is about (the request
 /// of a download, the file of a linter's list).
@@ -204,9 +204,11 @@ struct Continuation {
 }
 
 impl Continuation {
-    fn under(line_no: u64, line: &KeptLine, slot: usize) -> Option<Continuation> {
+    /// The block under the match on `line`: lines deeper than it, or than `depth` when that is less
+    /// (the line that opened the block above the match).
+    fn under(line_no: u64, line: &KeptLine, slot: usize, depth: Option<usize>) -> Option<Continuation> {
         shape::indent(&line.bytes).map(|indent| Continuation {
-            indent,
+            indent: depth.map_or(indent, |depth| depth.min(indent)),
             slot,
             until: line_no + CONTINUATION_MAX,
             next: line_no + 1,
@@ -365,7 +367,7 @@ impl Scanner {
         if line_no <= self.capture_until {
             self.keep(line_no, line, self.capture_severity);
         }
-        self.continue_entry(line_no, line);
+        let block = self.continue_entry(line_no, line);
         if !hit {
             return;
         }
@@ -386,12 +388,24 @@ impl Scanner {
             if found.before == 0 && rank != Rank::Warning { SUBJECT_BEFORE } else { usize::from(found.before) };
         let mut before_lines = self.lines_before(before, line_no, wanted);
         if found.before == 0 {
-            // Only the line that names the request or the file, and what lies between it and the match.
-            match before_lines.iter().rposition(|(_, kept)| shape::names_a_subject(&kept.bytes)) {
+            // Only the line that names the request, the file or the failed test, and what lies between
+            // it and the match.
+            let path = shape::location_path(&line.bytes);
+            let subject = |kept: &KeptLine| {
+                shape::names_a_subject(&kept.bytes) || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
+            };
+            let numbered = before_lines.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
+            match numbered.or_else(|| before_lines.iter().rposition(|(_, kept)| subject(kept))) {
                 Some(at) => drop(before_lines.drain(..at)),
                 None => before_lines.clear(),
             }
         }
+        // Under a test runner's numbered failure (`  1) test adds`), the details sit deeper than the
+        // number, not than the matched line among them (`Assertion with == failed`, then `code:`).
+        let depth = before_lines
+            .first()
+            .filter(|(_, kept)| shape::is_numbered_item(&kept.bytes))
+            .and_then(|(_, kept)| shape::indent(&kept.bytes));
         for (number, kept) in before_lines {
             self.keep(number, &kept, slot);
             first = first.min(number);
@@ -411,7 +425,15 @@ impl Scanner {
             self.capture_until = last;
             self.capture_severity = slot;
         }
-        self.continuation = Continuation::under(line_no, line, slot);
+        self.continuation = Continuation::under(line_no, line, slot, depth).map(|mut under| {
+            // A match inside the block above (a frame that names a `failed` function) goes on with
+            // that block rather than opening a narrower one.
+            if let Some((indent, until)) = block {
+                under.indent = under.indent.min(indent);
+                under.until = under.until.min(until);
+            }
+            under
+        });
     }
 
     /// Counts a matched line of `rank` (and its text among the repeats); returns its text's key and the
@@ -456,7 +478,7 @@ impl Scanner {
             key,
             exact: hash_bytes(text.as_bytes()),
         });
-        self.continuation = Continuation::under(line_no, line, slot);
+        self.continuation = Continuation::under(line_no, line, slot, None);
     }
 
     /// Keeps `line` with the last entry while it belongs to the block under it (see
@@ -465,10 +487,11 @@ impl Scanner {
     /// line and a header (`stack traceback:`, `Previous write at 0x… by goroutine 7:`) belong to it when
     /// lines of the block follow them. Any other line ends the block, unless the match asked for it
     /// as context.
-    fn continue_entry(&mut self, line_no: u64, line: &KeptLine) {
-        let Some(mut block) = self.continuation.take() else { return };
+    /// Returns the block's depth and last line when `line` was one of its lines.
+    fn continue_entry(&mut self, line_no: u64, line: &KeptLine) -> Option<(usize, u64)> {
+        let mut block = self.continuation.take()?;
         if line_no > block.until {
-            return;
+            return None;
         }
         let indent = shape::indent(&line.bytes);
         let depth = block.pending_indent.unwrap_or(block.indent);
@@ -491,6 +514,9 @@ impl Scanner {
             if let Some(entry) = self.index.entries.last_mut() {
                 entry.last = entry.last.max(line_no);
             }
+            let part_of = (block.indent, block.until);
+            self.continuation = Some(block);
+            return Some(part_of);
         } else if indent.is_none() && block.pending.is_empty() {
             block.pending.push((line_no, line.clone()));
         } else if block.pending_indent.is_none() && block.pending.len() < 2 && shape::is_block_header(&line.bytes) {
@@ -501,9 +527,10 @@ impl Scanner {
             block.pending.clear();
             block.pending_indent = None;
         } else {
-            return;
+            return None;
         }
         self.continuation = Some(block);
+        None
     }
 
     fn keep(&mut self, line_no: u64, line: &KeptLine, slot: usize) {

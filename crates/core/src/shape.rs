@@ -40,8 +40,12 @@ const WORDS: &[&str] = &[
 /// `R0913`, `W0611`) are not errors.
 const CODES: &[&str] = &[": E0", ": E1", ": F0"];
 
+/// The cross marks a linter or a test runner prints for an error or a failed test, where a word would
+/// stand (`  32:3  ✖  Unclosed block`, ` × test/a.test.js > adds`, `✕ adds (5 ms)`).
+const MARKS: &[&str] = &["✖", "✗", "✘", "✕", "❌", "×"];
+
 /// The literals that make a line a candidate: each of [`WORDS`] as written in lower case,
-/// capitalised and in upper case, and [`CODES`].
+/// capitalised and in upper case, [`CODES`] and [`MARKS`].
 pub(crate) fn literals() -> impl Iterator<Item = String> {
     WORDS
         .iter()
@@ -52,7 +56,7 @@ pub(crate) fn literals() -> impl Iterator<Item = String> {
             }
             [word.to_string(), capital, word.to_ascii_uppercase()]
         })
-        .chain(CODES.iter().map(|code| code.to_string()))
+        .chain(CODES.iter().chain(MARKS).map(|literal| literal.to_string()))
 }
 
 /// A severity word (a whole word, any case).
@@ -61,7 +65,7 @@ const WORD: &str = r"(?i:errors?|fatal|fail(?:ed|ure|ures|s)?|panic(?:ked)?|exce
 
 /// What may come before a diagnostic on its line without being part of it: a memory checker's
 /// `==1234==`, a supervisor's `[name]` or `name |`, then spaces.
-const GUTTER: &str = r"(?:==[0-9]+==|\[[^\] \t]{1,40}\]|[A-Za-z0-9_.-]{1,40} +\|)?[ \t]*";
+const GUTTER: &str = r"(?:==[0-9]+==|\[[^\]\t]{1,40}\]|[A-Za-z0-9_.-]{1,40} +\|)?[ \t]*";
 
 fn diagnostic() -> &'static Option<Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
@@ -75,6 +79,9 @@ fn diagnostic() -> &'static Option<Regex> {
             format!(r"^{GUTTER}{location}[ \t].*\b{WORD}"),
             // A location, then a lint's error code (`a.py:29:11: E1120: No value for argument`).
             format!(r"^{GUTTER}{location}[ \t]+[EF][0-9]{{4}}:[ \t]"),
+            // A cross mark where a severity word would stand: first on the line, or after a location
+            // or a line and column (`  32:3  ✖  Unclosed block`, ` × test/a.test.js > adds 9ms`).
+            format!(r"^{GUTTER}(?:(?:{location}|[0-9]+:[0-9]+)[ \t]+)?(?:✖|✗|✘|✕|❌|×)[ \t]"),
             // A line and column, then the severity (`  4:10  error  'x' is not defined`).
             format!(r"^{GUTTER}[0-9]+:[0-9]+[ \t]+{WORD}"),
             // A tool's name, then a message with a severity word (`dpkg: error processing …`).
@@ -165,8 +172,8 @@ pub(crate) fn indent(line: &[u8]) -> Option<usize> {
     (spaces < body.len()).then_some(spaces)
 }
 
-/// `line` without a memory checker's `==1234==` or a supervisor's `[name]` at its start (a gutter is
-/// followed by a space, a tab or nothing).
+/// `line` without a memory checker's `==1234==` or a supervisor's `[name]` (`[demo 0.1.0]`, cargo's
+/// build script output) at its start (a gutter is followed by a space, a tab or nothing).
 pub(crate) fn strip_gutter(line: &[u8]) -> &[u8] {
     let end = if let Some(rest) = line.strip_prefix(b"==") {
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -175,7 +182,7 @@ pub(crate) fn strip_gutter(line: &[u8]) -> &[u8] {
         line.iter()
             .take(42)
             .position(|b| *b == b']')
-            .filter(|&close| close > 1 && line[1..close].iter().all(u8::is_ascii_graphic))
+            .filter(|&close| close > 1 && line[1..close].iter().all(|b| b.is_ascii_graphic() || *b == b' '))
             .map(|close| close + 1)
     } else {
         None
@@ -213,6 +220,42 @@ pub(crate) fn is_quoted_source(line: &[u8]) -> bool {
     let digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
     let after = &body[digits..];
     digits > 0 && (after.is_empty() || after.starts_with(b"\t") || after.starts_with(b"  "))
+}
+
+/// Whether `line` heads a numbered failure of a test runner's report (`  1) test adds (MathTest)`,
+/// `1) bulkDiscount(com.acme.PricingTest)`): the details under it are indented deeper.
+pub(crate) fn is_numbered_item(line: &[u8]) -> bool {
+    let body = strip_gutter(line).trim_ascii_start();
+    let digits = body.iter().take_while(|b| b.is_ascii_digit()).count();
+    (1..=4).contains(&digits) && body[digits..].starts_with(b") ") && body.len() > digits + 2
+}
+
+/// The file a diagnostic line points at, from its first word of the form `path:N` (`src/a.hs:24:25:`,
+/// `internal/pkg/label.go:24:9:`), when that word looks like a path.
+pub(crate) fn location_path(line: &[u8]) -> Option<&[u8]> {
+    let body = strip_gutter(line).trim_ascii_start();
+    let word = body.split(|b| *b == b' ' || *b == b'\t').next()?;
+    let colon = word.iter().position(|b| *b == b':')?;
+    let (path, rest) = (&word[..colon], &word[colon + 1..]);
+    let numbered = rest.first().is_some_and(u8::is_ascii_digit);
+    let looks_like_path = path.contains(&b'/') || path.iter().rposition(|b| *b == b'.').is_some_and(|dot| dot > 0);
+    (numbered && looks_like_path && path.len() > 2).then_some(path)
+}
+
+/// Whether `line`, above a diagnostic that points at `path`, names that file or its directory (two
+/// levels or more): the step that built it (`[ 60 of 102] Compiling M058 ( src/M058.hs, … )`, Go's
+/// `# example.com/shop/internal/pkg097`).
+pub(crate) fn names_path(line: &[u8], path: &[u8]) -> bool {
+    if memchr::memmem::find(line, path).is_some() {
+        return true;
+    }
+    match path.iter().rposition(|b| *b == b'/') {
+        Some(slash) => {
+            let dir = &path[..slash];
+            dir.contains(&b'/') && memchr::memmem::find(line, dir).is_some()
+        }
+        None => false,
+    }
 }
 
 /// Whether a line names what the error after it is about: a URL (a download's request line) or a
@@ -253,6 +296,9 @@ mod tests {
             "api | Error: listen EADDRINUSE: address already in use :::3000",
             "billing/mod_23.py:29:11: E1120: No value for argument 'rate' in function call (no-value-for-parameter)",
             "L:   4 | P:  52 |  PRS | Line 4, Position 52: Found unparsable section: 'group",
+            "  32:3  ✖  Unclosed block  CssSyntaxError",
+            " × test/cart_31.test.js > cart 31 > free shipping starts at 50 euros 9ms",
+            "  ✕ adds one and two (5 ms)",
         ] {
             assert!(is_diagnostic(line), "{line}");
         }
@@ -291,6 +337,8 @@ mod tests {
             "billing/mod_01.py:1:0: C0114: Missing module docstring (missing-module-docstring)",
             "billing/mod_01.py:3:0: W0611: Unused import os (unused-import)",
             "a.py:1:80: E501 line too long (88 > 79 characters)",
+            "   1:1   ⚠  Expected class selector \".Card_0_0\" to be kebab-case  selector-class-pattern",
+            "the area is 3 × 4 metres",
         ] {
             assert!(!is_diagnostic(line), "{line}");
         }
@@ -304,7 +352,7 @@ mod tests {
     #[test]
     fn every_word_has_its_three_spellings() {
         let all: Vec<String> = literals().collect();
-        assert_eq!(all.len(), WORDS.len() * 3 + CODES.len());
+        assert_eq!(all.len(), WORDS.len() * 3 + CODES.len() + MARKS.len());
         assert!(all.contains(&"Error".to_string()) && all.contains(&"EXIT STATUS".to_string()));
     }
 
@@ -334,6 +382,22 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_tests_number_and_the_file_a_diagnostic_points_at_are_read() {
+        for line in ["  1) test invoice with 15 percent discount (Billing.Part23Test)", "12) bulk(com.acme.PricingTest)"] {
+            assert!(is_numbered_item(line.as_bytes()), "{line}");
+        }
+        assert!(!is_numbered_item(b"1)") && !is_numbered_item(b"  (1) note") && !is_numbered_item(b"2024) x"[..5].as_ref()));
+        assert_eq!(location_path(b"src/M058.hs:24:25: error:"), Some(&b"src/M058.hs"[..]));
+        assert_eq!(location_path(b"internal/pkg097/label.go:24:9: cannot use"), Some(&b"internal/pkg097/label.go"[..]));
+        assert_eq!(location_path(b"error: could not compile"), None);
+        assert_eq!(location_path(b"12:00:01 ERROR lost"), None);
+        let compiling = b"[ 60 of 102] Compiling M058             ( src/M058.hs, build/M058.o )";
+        assert!(names_path(compiling, b"src/M058.hs"));
+        assert!(names_path(b"# example.com/shop/internal/pkg097", b"internal/pkg097/label.go"));
+        assert!(!names_path(b"Compiling src things", b"src/a.rs"));
+    }
+
+    #[test]
     fn indentation_is_measured_after_a_gutter() {
         assert_eq!(indent(b"==42==    at 0x10915E: main (a.c:6)"), Some(4));
         assert_eq!(indent(b"==42== Invalid read of size 4"), Some(1));
@@ -341,6 +405,7 @@ mod tests {
         assert_eq!(indent(b"  File \"a.py\", line 3, in f"), Some(2));
         assert_eq!(indent(b"Traceback (most recent call last):"), Some(0));
         assert_eq!(indent(b"[x]y"), Some(0));
+        assert_eq!(strip_gutter(b"[demo 0.1.0] thread 'main' panicked"), b" thread 'main' panicked");
         assert_eq!(indent(b"   "), None);
     }
 }

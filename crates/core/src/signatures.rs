@@ -262,14 +262,25 @@ impl SignatureSet {
         }
         candidates.sort_unstable();
         candidates.dedup();
-        let signature = candidates.into_iter().find_map(|index| {
-            let signature = &compiled.signatures[index];
-            signature.is_match(line).then_some(Match {
-                severity: signature.severity,
-                by_shape: false,
-                before: signature.before,
-                after: signature.after,
+        let first_match = |text: &str| {
+            candidates.iter().find_map(|&index| {
+                let signature = &compiled.signatures[index];
+                signature.is_match(text).then_some(Match {
+                    severity: signature.severity,
+                    by_shape: false,
+                    before: signature.before,
+                    after: signature.after,
+                })
             })
+        };
+        // A supervisor's or a build tool's gutter (`[demo 0.1.0] `, `[2] `, `==42== `) hides a line's
+        // start from the signatures anchored there: they look again past it.
+        let signature = first_match(line).or_else(|| {
+            let stripped = shape::strip_gutter(line.as_bytes());
+            (stripped.len() < line.len())
+                .then(|| std::str::from_utf8(stripped).ok())
+                .flatten()
+                .and_then(|rest| first_match(rest.trim_start()))
         });
         signature.or_else(|| {
             (shape_word && shape::is_diagnostic(line)).then_some(Match {
@@ -378,6 +389,8 @@ mod tests {
             "WARNING: DATA RACE",
             "    testing.go:1319: race detected during execution of test",
             "Thread 42 \"ledger\" received signal SIGSEGV, Segmentation fault.",
+            "[demo 0.1.0] thread 'main' (22846) panicked at build.rs:13:13:",
+            "    thread 'tests::adds' (29547) panicked at src/lib.rs:7517:9:",
             "--- FAIL: TestAdd (0.00s)",
             "FAIL\texample.com/demo\t0.002s",
             "panic: runtime error: index out of range [5] with length 3",

@@ -369,6 +369,48 @@ fn the_blocks_under_an_error_come_with_it_and_end_where_they_end() {
 }
 
 #[test]
+fn a_numbered_failure_a_cross_mark_and_a_panic_behind_a_gutter_are_found_with_their_blocks() {
+    let mut output = filler(1, 1500);
+    // ExUnit: the number opens the block; the details sit deeper than it, not than the matched line.
+    output.push_str("  1) test invoice with 15 percent discount (Billing.Part23Test)\n");
+    output.push_str("     test/part_23_test.exs:164\n     Assertion with == failed\n");
+    output.push_str("     code:  assert inv == %{total: 11472}\n     left:  %{\n              total: 11473\n            }\n");
+    output.push_str("     stacktrace:\n       test/part_23_test.exs:166: (test)\n\n");
+    output.push_str(&filler(1501, 3000));
+    // stylelint: a cross mark where eslint writes `error`, among warnings.
+    for i in 0..300 {
+        output.push_str(&format!("styles/page_{i:03}.css\n   1:1   ⚠  Expected class selector to be kebab-case\n\n"));
+    }
+    output.push_str("styles/page_096.css\n  32:3  ✖  Unclosed block  CssSyntaxError\n\n");
+    output.push_str(&filler(3001, 4000));
+    // A build script's panic under cargo's `[package version]` gutter; a frame naming `assert_failed`
+    // stays in the block of the panic's message.
+    output.push_str("[demo 0.1.0] thread 'main' (22846) panicked at build.rs:13:13:\n");
+    output.push_str("[demo 0.1.0] data/currencies.csv:2418: expected 3 fields, found 2\n");
+    output.push_str("    assertion `left == right` failed: not discounted yet\n      left: 500\n     right: 0\n");
+    output.push_str("    stack backtrace:\n       3: core::panicking::assert_failed::<u64, u64>\n");
+    output.push_str("                 at /rustc/library/core/src/panicking.rs:394:5\n");
+    output.push_str("       4: demo::tests::min_discount\n                 at ./src/lib.rs:7517:9\n");
+    output.push_str(&filler(4001, 5000));
+    let (view, out) = view_of(output.as_bytes(), 4096);
+    check_shape(&view, &out);
+    for needed in [
+        "-  1) test invoice with 15 percent discount (Billing.Part23Test)\n",
+        "-     code:  assert inv == %{total: 11472}\n",
+        "-              total: 11473\n",
+        "-       test/part_23_test.exs:166: (test)\n",
+        "-styles/page_096.css\n",
+        ":  32:3  ✖  Unclosed block  CssSyntaxError\n",
+        ":[demo 0.1.0] thread 'main' (22846) panicked at build.rs:13:13:\n",
+        "-[demo 0.1.0] data/currencies.csv:2418: expected 3 fields, found 2\n",
+        "-                 at ./src/lib.rs:7517:9\n",
+    ] {
+        assert!(view.text.contains(needed), "{needed:?} missing:\n{}", view.text);
+    }
+    assert!(!view.text.contains(":   1:1   ⚠"), "a warning taken for an error:\n{}", view.text);
+}
+
+#[test]
 fn a_text_repeated_hundreds_of_times_gives_way_to_a_rare_one_and_shows_once() {
     let mut output = String::new();
     for i in 0..3000 {
