@@ -34,7 +34,13 @@ fn a_command_that_wanted_input_is_told_how_to_run_without_a_prompt() {
         assert!(text.ends_with(&format!("{notice}\nCommand exited with code {code}")), "{command}: {text}");
         assert_eq!(v["details"]["inputEof"], true, "{command}");
     }
-    for command in ["echo 'EOFError: EOF when reading a line'", "echo 'Password:' >&2; exit 2", "exit 1"] {
+    // A command that gave itself its input and ran out of it was not short of an answer from the call.
+    for command in [
+        "echo 'EOFError: EOF when reading a line'",
+        "echo 'Password:' >&2; exit 2",
+        "exit 1",
+        "python3 -c 'input(); input()' <<< 'one answer'",
+    ] {
         let (v, _) = env.run_json(&[], command);
         assert!(!text(&v).contains("wanted input"), "{command}: {}", text(&v));
         assert_eq!(v["details"].get("inputEof"), None, "{command}");

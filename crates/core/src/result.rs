@@ -21,6 +21,7 @@ pub use crate::lines::LineRange;
 use crate::normalize::ExtractedLimit;
 use crate::outcome::Outcome;
 use crate::validate::Timeout;
+pub(crate) use needs_input::gives_itself_input;
 pub use notices::{append_notices, refused};
 pub(crate) use notices::{shape_tool_result, timed_out_notice};
 pub(crate) use output::{shape_output, Limits, RunReport};

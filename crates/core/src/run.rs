@@ -109,7 +109,9 @@ pub(crate) fn run_on<'a>(
         .tail_of_stdout(extracted_tail, settings.max_output_bytes.max(64 * 1024))
         .on_chunk(spec.on_chunk)
         .on_update(spec.on_update);
-    let stdin_null = terminal.is_none();
+    // What the call gave the command is /dev/null, and the command gives itself no input of its own
+    // (`< file`, a pipe, a here-document): only then is a refused read a missing answer.
+    let stdin_null = terminal.is_none() && !crate::result::gives_itself_input(spec.command);
     let executed = match terminal {
         Some(ui) => Ok(crate::exec::pty::execute(&request, &mut feed, spec.cancel, ui)),
         None => runtime.executor().execute(&request, &mut feed, spec.cancel),

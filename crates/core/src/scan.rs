@@ -364,7 +364,8 @@ impl Scanner {
         hit: bool,
         before: Before<'_>,
     ) {
-        if line_no <= self.capture_until {
+        // Context asked for by a match, within its rank's budget (see `continue_entry`).
+        if line_no <= self.capture_until && self.kept[self.capture_severity] < self.budget[self.capture_severity] {
             self.keep(line_no, line, self.capture_severity);
         }
         let block = self.continue_entry(line_no, line);
@@ -490,7 +491,9 @@ impl Scanner {
     /// Returns the block's depth and last line when `line` was one of its lines.
     fn continue_entry(&mut self, line_no: u64, line: &KeptLine) -> Option<(usize, u64)> {
         let mut block = self.continuation.take()?;
-        if line_no > block.until {
+        // Past its length, or once its rank's budget is spent: a block's lines count against the
+        // budget like its match, so that context cannot grow the index past it.
+        if line_no > block.until || self.kept[block.slot] >= self.budget[block.slot] {
             return None;
         }
         let indent = shape::indent(&line.bytes);
@@ -519,7 +522,11 @@ impl Scanner {
             return Some(part_of);
         } else if indent.is_none() && block.pending.is_empty() {
             block.pending.push((line_no, line.clone()));
-        } else if block.pending_indent.is_none() && block.pending.len() < 2 && shape::is_block_header(&line.bytes) {
+        } else if block.pending_indent.is_none()
+            && block.pending.len() < 2
+            && indent.is_some_and(|indent| indent >= block.indent)
+            && shape::is_block_header(&line.bytes)
+        {
             block.pending.push((line_no, line.clone()));
             block.pending_indent = indent;
         } else if line_no <= self.capture_until {

@@ -383,10 +383,14 @@ mod tests {
 
     #[test]
     fn a_failed_tests_number_and_the_file_a_diagnostic_points_at_are_read() {
-        for line in ["  1) test invoice with 15 percent discount (Billing.Part23Test)", "12) bulk(com.acme.PricingTest)"] {
+        for line in
+            ["  1) test invoice with 15 percent discount (Billing.Part23Test)", "12) bulk(com.acme.PricingTest)"]
+        {
             assert!(is_numbered_item(line.as_bytes()), "{line}");
         }
-        assert!(!is_numbered_item(b"1)") && !is_numbered_item(b"  (1) note") && !is_numbered_item(b"2024) x"[..5].as_ref()));
+        assert!(
+            !is_numbered_item(b"1)") && !is_numbered_item(b"  (1) note") && !is_numbered_item(b"2024) x"[..5].as_ref())
+        );
         assert_eq!(location_path(b"src/M058.hs:24:25: error:"), Some(&b"src/M058.hs"[..]));
         assert_eq!(location_path(b"internal/pkg097/label.go:24:9: cannot use"), Some(&b"internal/pkg097/label.go"[..]));
         assert_eq!(location_path(b"error: could not compile"), None);

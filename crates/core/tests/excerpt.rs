@@ -374,7 +374,9 @@ fn a_numbered_failure_a_cross_mark_and_a_panic_behind_a_gutter_are_found_with_th
     // ExUnit: the number opens the block; the details sit deeper than it, not than the matched line.
     output.push_str("  1) test invoice with 15 percent discount (Billing.Part23Test)\n");
     output.push_str("     test/part_23_test.exs:164\n     Assertion with == failed\n");
-    output.push_str("     code:  assert inv == %{total: 11472}\n     left:  %{\n              total: 11473\n            }\n");
+    output.push_str(
+        "     code:  assert inv == %{total: 11472}\n     left:  %{\n              total: 11473\n            }\n",
+    );
     output.push_str("     stacktrace:\n       test/part_23_test.exs:166: (test)\n\n");
     output.push_str(&filler(1501, 3000));
     // stylelint: a cross mark where eslint writes `error`, among warnings.
@@ -408,6 +410,28 @@ fn a_numbered_failure_a_cross_mark_and_a_panic_behind_a_gutter_are_found_with_th
         assert!(view.text.contains(needed), "{needed:?} missing:\n{}", view.text);
     }
     assert!(!view.text.contains(":   1:1   ⚠"), "a warning taken for an error:\n{}", view.text);
+}
+
+#[test]
+fn the_blocks_under_thousands_of_errors_stay_within_the_index_budget() {
+    // Each error opens a block of 20 long deeper lines: what the index keeps stays near its budget.
+    let mut output = String::new();
+    let frame = format!("    at frame {}\n", "x".repeat(900));
+    for i in 0..5000 {
+        output.push_str(&format!("error: failure number {i}\n"));
+        for _ in 0..20 {
+            output.push_str(&frame);
+        }
+    }
+    let mut sink = OutputSink::new(SinkConfig::default(), None);
+    for piece in output.as_bytes().chunks(65536) {
+        sink.push(piece);
+    }
+    let out = sink.finish();
+    let index = &excerpt_of(&out).expect("indexed").index;
+    let kept: usize = index.lines.values().map(|l| l.bytes.len() + 16).sum();
+    // Errors' budget, plus the rare slot's quarter, plus one line of overshoot per rank.
+    assert!(kept <= DEFAULT_MAX_BYTES * 5 / 4 + 4 * 1024, "{kept} bytes kept");
 }
 
 #[test]

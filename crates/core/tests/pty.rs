@@ -170,6 +170,17 @@ fn a_program_waiting_for_input_is_told_to_the_console_and_to_the_model() {
     );
     assert_eq!(result.details.waiting_for_input.as_deref(), Some("python3"));
 
+    // An answer typed without an echo (`read -s`): the note is taken back, and the timeout that ends
+    // the `sleep` after it says nothing of input.
+    let mut ui = Console::new(|_, _| {});
+    ui.on_awaiting = Box::new(|_, control| {
+        control.write(b"secret\r").unwrap();
+    });
+    let result = run_in(&runtime, "read -rs x; echo; sleep 30", 3.0, CancelToken::new().unwrap(), &mut ui);
+    assert_eq!(result.details.outcome, Some(Outcome::TimedOut));
+    assert_eq!(ui.awaiting, [Some("bash".to_string()), None]);
+    assert!(!result.text().contains("waiting for input"), "{}", result.text());
+
     // Quiet, reading nothing: never a prompt, and its timeout says nothing of input.
     let mut ui = Console::new(|_, _| {});
     let result = run_in(&runtime, "echo started; sleep 30", 1.0, CancelToken::new().unwrap(), &mut ui);

@@ -197,7 +197,7 @@ pub struct Execution {
     /// Which shell ran the command, so the result can say when state was lost.
     pub shell: ShellEvent,
     /// The program that was blocked reading the command's terminal when the call ended, by its name
-    /// (`python3`, `sudo`): a command killed at its deadline or cancelled while it waited for input.
+    /// (`python3`, `less`): a command killed at its deadline or cancelled while it waited for input.
     /// Only the terminal path knows it (a pipe call's stdin is `/dev/null`: nothing waits on it).
     pub waiting_for_input: Option<String>,
 }

@@ -148,7 +148,9 @@ impl<F: Finder> Doomed<F> {
             return 0;
         }
         if !grace.is_zero() {
-            // Read while every member is stopped: no disposition changes before the signals land.
+            // Read after the stop rounds, when the members have been sent SIGSTOP (delivery is
+            // asynchronous, so a member may still be on its way to stopping): a disposition that
+            // changes later is what `wait_out_grace` watches for.
             let ignored: Vec<(i32, Option<Ignored>)> =
                 self.members.iter().map(|m| (m.pid, Ignored::of(m.pid))).collect();
             self.signal(Signal::SIGTERM);

@@ -29,7 +29,7 @@ fn refused_read() -> &'static Option<Regex> {
             r"|/dev/tty: [Nn]o such device or address",
             // sudo, ssh, docker, gpg, stty, git with prompts off, Node's prompt libraries.
             r"|a terminal is required|no tty present|the input device is not a TTY",
-            r"|[Ii]nappropriate ioctl for device|(?:stdin|[Ii]nput) is not a (?:terminal|tty|TTY)",
+            r"|(?:stdin|[Ii]nput) is not a (?:terminal|tty|TTY)",
             r"|terminal prompts disabled|can not be meaningfully rendered in non-TTY environments",
             // A prompt answered by the end of input: apt's `[Y/n] Abort.`
             r"|\[[Yy]/[Nn]\] Abort\.$",
@@ -48,6 +48,14 @@ fn prompt_left() -> &'static Option<Regex> {
         )
         .ok()
     })
+}
+
+/// Whether `command` may give itself its input: a redirection from a file, a here-document or
+/// here-string (`<`, `<<`, `<<<`), or a pipe (`a | b`; `||` and a process substitution `<(…)` are
+/// not). Read on the text alone, quotes included: when in doubt, it says yes, and no notice is given.
+pub(crate) fn gives_itself_input(command: &str) -> bool {
+    let text = command.replace("||", "").replace("<(", "");
+    text.contains(['<', '|'])
 }
 
 /// Whether the last lines of `tail`, the end of a failed command's output, say it wanted input.
@@ -82,12 +90,23 @@ mod tests {
     }
 
     #[test]
+    fn a_command_that_feeds_itself_is_told_apart() {
+        for command in ["python3 a.py < answers.txt", "yes | ./install.sh", "cat <<EOF | sh\nx\nEOF", "read x <<< y"] {
+            assert!(gives_itself_input(command), "{command}");
+        }
+        for command in ["python3 a.py || exit 1", "diff <(sort a) <(sort b)", "./install.sh"] {
+            assert!(!gives_itself_input(command), "{command}");
+        }
+    }
+
+    #[test]
     fn other_endings_are_not() {
         for tail in [
             "error: could not compile `demo`\n",
             "EOFError: EOF when reading a line\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\n",
             "password: changed\nall done\n",
             "Password:\n",
+            "blockdev: ioctl error on BLKGETSIZE64: Inappropriate ioctl for device\n",
             "",
         ] {
             assert!(!wanted_input(tail.as_bytes()), "{tail}");

@@ -61,7 +61,8 @@ pub(crate) struct RunReport<'a> {
     pub snapshot_problem: Option<String>,
     /// What the command left running is stopped when the call ends (a single-call runtime).
     pub background_stopped: bool,
-    /// The command's stdin was `/dev/null` (not a terminal).
+    /// The command read `/dev/null` when it read its stdin: the call gave it no terminal, and it gave
+    /// itself no input (`<`, `|`, a here-document).
     pub stdin_null: bool,
     /// The program that was blocked reading the terminal when the command was killed or cancelled.
     pub waiting_for_input: Option<String>,

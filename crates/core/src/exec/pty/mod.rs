@@ -26,7 +26,7 @@ use nix::poll::{PollFd, PollFlags, PollTimeout};
 use super::{ExecRequest, Execution, OneShotReason, OutputConsumer, ShellEvent};
 use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
-use crate::process::waiting::{Prober, Reader};
+use crate::process::waiting::{Probe, Prober, Reader};
 use crate::settings::{Settings, VirtualTerminal};
 use sanitize::Sanitizer;
 pub use session::{PtyControl, PtyError, PtySize};
@@ -44,8 +44,11 @@ const READ_CHUNK: usize = 64 * 1024;
 
 /// Once the terminal has been quiet this long, the program is looked at: is it waiting for input?
 const INPUT_QUIET: Duration = Duration::from_millis(200);
-/// …and again this often while it stays quiet (two agreeing looks confirm it).
+/// …and again this often while it stays quiet (two agreeing looks confirm it)…
 const INPUT_LOOK_EVERY: Duration = Duration::from_millis(100);
+/// …the interval doubling, up to this, while looks keep finding the same: a program that stays quiet
+/// for an hour is looked at every few seconds, not ten times a second.
+const INPUT_LOOK_MAX: Duration = Duration::from_millis(3200);
 
 /// Whether a tool call shown by a UI runs in a pseudo-terminal: `bash.virtualTerminal` is `"on"` and
 /// `PI_NO_PTY` is not `1`. (Without a UI there is no console to show it in: pipes.)
@@ -74,7 +77,8 @@ pub trait ToolUi {
     fn pty_output(&mut self, raw: &[u8]);
     /// The program waits for input: `Some(name)` of the process blocked reading the terminal (a
     /// prompt, a password, a pager), told once the terminal has been quiet ~300 ms; `None` once it
-    /// printed again. A UI shows it, so that the person at the console knows to type.
+    /// printed again or a look no longer finds it waiting (an answer typed without an echo, a stopped
+    /// program). A UI shows it, so that the person at the console knows to type.
     fn awaiting_input(&mut self, reader: Option<&str>) {
         let _ = reader;
     }
@@ -123,6 +127,7 @@ pub(crate) fn execute(
         }
         Ok(killed @ (Watched::Cancelled | Watched::DeadlineReached)) => {
             drain(&session, &mut stream, &mut buf, Duration::ZERO);
+            input.recheck(&session, stream.ui);
             let reaped = session.kill(grace);
             drain(&session, &mut stream, &mut buf, DRAIN_QUIET);
             let timed_out = killed == Watched::DeadlineReached && !cancel.is_cancelled();
@@ -148,37 +153,72 @@ pub(crate) fn execute(
 /// Whether the program on the terminal waits for input, looked at while the terminal is quiet.
 struct InputWatch {
     next_look: Instant,
+    interval: Duration,
     prober: Prober,
-    /// The reader of the last confirmed look, until the program prints again.
+    /// The reader of the last confirmed look, while looks keep finding it.
     reader: Option<Reader>,
+    last: Option<Probe>,
 }
 
 impl InputWatch {
     fn new(now: Instant) -> Self {
-        Self { next_look: now + INPUT_QUIET, prober: Prober::default(), reader: None }
+        Self {
+            next_look: now + INPUT_QUIET,
+            interval: INPUT_LOOK_EVERY,
+            prober: Prober::default(),
+            reader: None,
+            last: None,
+        }
     }
 
     /// The program printed: it is not waiting (or no longer).
     fn output(&mut self, now: Instant, ui: &mut dyn ToolUi) {
         self.next_look = now + INPUT_QUIET;
+        self.interval = INPUT_LOOK_EVERY;
         self.prober = Prober::default();
-        if self.reader.take().is_some() {
-            ui.awaiting_input(None);
+        self.last = None;
+        self.set(None, ui);
+    }
+
+    /// Looks when a look is due: a confirmed reader is told; any other finding (the input was typed
+    /// without an echo, the program was stopped) takes it back.
+    fn look(&mut self, now: Instant, session: &PtySession, ui: &mut dyn ToolUi) {
+        if session.terminal().is_none() || now < self.next_look {
+            return;
+        }
+        let probe = self.probe(session);
+        // While a reader is shown, looks stay frequent: an answer typed without an echo must take the
+        // note back soon.
+        let most = if self.reader.is_some() { INPUT_LOOK_EVERY * 2 } else { INPUT_LOOK_MAX };
+        self.interval =
+            if self.last.as_ref() == Some(&probe) { (self.interval * 2).min(most) } else { INPUT_LOOK_EVERY };
+        self.next_look = now + self.interval;
+        match &probe {
+            Probe::Waiting(reader) => self.set(Some(reader.clone()), ui),
+            Probe::Seen(reader) if self.reader.as_ref() == Some(reader) => {}
+            Probe::Seen(_) | Probe::NotWaiting => self.set(None, ui),
+        }
+        self.last = Some(probe);
+    }
+
+    /// Looks once more before the command is killed: what the result says of it is what holds now.
+    fn recheck(&mut self, session: &PtySession, ui: &mut dyn ToolUi) {
+        if self.reader.is_some() && !matches!(self.probe(session), Probe::Waiting(_) | Probe::Seen(_)) {
+            self.set(None, ui);
         }
     }
 
-    /// Looks when a look is due.
-    fn look(&mut self, now: Instant, session: &PtySession, ui: &mut dyn ToolUi) {
-        let Some(terminal) = session.terminal() else { return };
-        if now < self.next_look {
-            return;
+    fn probe(&mut self, session: &PtySession) -> Probe {
+        match session.terminal() {
+            Some(terminal) => self.prober.probe(&session.processes(), terminal),
+            None => Probe::NotWaiting,
         }
-        self.next_look = now + INPUT_LOOK_EVERY;
-        if let Some(reader) = self.prober.probe(&session.processes(), terminal) {
-            if self.reader.as_ref() != Some(&reader) {
-                ui.awaiting_input(Some(&reader.comm));
-                self.reader = Some(reader);
-            }
+    }
+
+    fn set(&mut self, reader: Option<Reader>, ui: &mut dyn ToolUi) {
+        if self.reader != reader {
+            ui.awaiting_input(reader.as_ref().map(|r| r.comm.as_str()));
+            self.reader = reader;
         }
     }
 }
