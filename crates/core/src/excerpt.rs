@@ -140,6 +140,16 @@ pub fn build(
         section.after = head_lines;
     }
 
+    // Matched lines near the end: a tail that starts at the first of them shows them and all that lies
+    // between, in no more room than the section and a shorter tail (the plain tail would show it all).
+    if absorb_into_tail(&mut section, &excerpt.index.entries, tail, tail_first_of(tail), head_bytes.len(), max_bytes)
+        == Absorbed::NeedsSmallHead
+    {
+        head_bytes = head_of(&excerpt.head, crate::scan::head_share(max_bytes) / 4);
+        head_lines = count_lines(head_bytes);
+        section.after = head_lines;
+    }
+
     // The tail gets the rest; matched lines it now covers are dropped from the section.
     let tail_room = max_bytes.saturating_sub(head_bytes.len() + section.cost + MARKER_ROOM);
     let tail_bytes = last_bytes(tail, tail_room);
@@ -288,6 +298,56 @@ fn binary_lines(from: u64, to: u64, bytes: u64) -> String {
     format!("[{lines}: {} of binary data, not shown]", crate::view::format_size(bytes))
 }
 
+/// What [`absorb_into_tail`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Absorbed {
+    /// Nothing: no matched line is near enough to the end.
+    No,
+    /// The tail starts at a matched line; the section keeps the ones before it.
+    Yes,
+    /// Every matched line is in the tail once the head shrinks to a quarter of its share.
+    NeedsSmallHead,
+}
+
+/// Lets the tail start at the earliest chosen matched line (with its context) for which the tail from
+/// there, the head and the section's earlier lines fit the budget: the section drops what the tail
+/// now shows. When only all of them fit, and only with a head of a quarter of its share, says so.
+/// `tail` is the sink's kept tail, whose first line is `tail_first`.
+fn absorb_into_tail(
+    section: &mut Section<'_>,
+    entries: &[Entry],
+    tail: &[u8],
+    tail_first: u64,
+    head: usize,
+    max_bytes: usize,
+) -> Absorbed {
+    let mut starts: Vec<u64> = section.chosen.iter().filter_map(|&i| section.entry_lines(&entries[i]).next()).collect();
+    starts.sort_unstable();
+    for (k, &start) in starts.iter().enumerate() {
+        let Some(from) = from_line(tail, tail_first, start) else { continue };
+        let mut trial = section.clone();
+        trial.drop_from(entries, start);
+        let fits = |head: usize| head + trial.cost + from.len() + MARKER_ROOM <= max_bytes;
+        if fits(head) {
+            *section = trial;
+            return Absorbed::Yes;
+        }
+        if k == 0 && fits(crate::scan::head_share(max_bytes) / 4) {
+            *section = trial;
+            return Absorbed::NeedsSmallHead;
+        }
+    }
+    Absorbed::No
+}
+
+/// The bytes of `tail` from the start of line `line` to the end, when `tail` (whose first line,
+/// perhaps cut, is `first`) holds that line whole.
+fn from_line(tail: &[u8], first: u64, line: u64) -> Option<&[u8]> {
+    let skip = usize::try_from(line.checked_sub(first)?).ok()?.checked_sub(1)?;
+    let newline = memchr::memchr_iter(b'\n', tail).nth(skip)?;
+    Some(&tail[newline + 1..])
+}
+
 /// The complete lines of the first `share` bytes of `head`, or the start of a first line too long for
 /// them.
 fn head_of(head: &[u8], share: usize) -> &[u8] {
@@ -351,6 +411,7 @@ fn count_matches(set: &SignatureSet, bytes: &[u8]) -> u64 {
 }
 
 /// The matched lines chosen for the view, with their context.
+#[derive(Clone)]
 struct Section<'a> {
     kept: &'a BTreeMap<u64, KeptLine>,
     /// Lines strictly between these two may be shown.

@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 use crate::shape;
 
+mod block;
 mod key;
 
 use crate::signatures::{Match, Severity, SignatureSet};
 use crate::utf8::complete_utf8_len;
 use crate::view::{text_view, ViewOptions};
+use block::{Continuation, Step};
 use key::{hash_bytes, normalized_key};
 
 /// Bytes kept of one matched or context line: enough for any compiler message; a minified bundle's
@@ -181,42 +183,6 @@ pub(crate) struct Scanner {
     /// The number of the last line a signature or a shape matched, kept or only counted.
     last_matched: u64,
     index: ErrorIndex,
-}
-
-/// The block of lines under the last kept match, as the scanner follows it.
-#[derive(Debug, Clone)]
-struct Continuation {
-    /// Lines sit deeper than this to belong to the block (or are frames, a source excerpt, …).
-    indent: usize,
-    /// The rank slot the block's lines are charged to.
-    slot: usize,
-    /// The last line number the block may have ([`CONTINUATION_MAX`] after its match).
-    until: u64,
-    /// The line right after the match: a location there (`Origin: site.yml:165:7`) belongs to it.
-    next: u64,
-    /// A location is among the block's lines: the numbered source lines a tool quotes under it
-    /// belong to it too.
-    located: bool,
-    /// A blank line and a header (`stack traceback:`), held until a line of the block follows.
-    pending: Vec<(u64, KeptLine)>,
-    /// The depth a pending header sets for the lines under it.
-    pending_indent: Option<usize>,
-}
-
-impl Continuation {
-    /// The block under the match on `line`: lines deeper than it, or than `depth` when that is less
-    /// (the line that opened the block above the match).
-    fn under(line_no: u64, line: &KeptLine, slot: usize, depth: Option<usize>) -> Option<Continuation> {
-        shape::indent(&line.bytes).map(|indent| Continuation {
-            indent: depth.map_or(indent, |depth| depth.min(indent)),
-            slot,
-            until: line_no + CONTINUATION_MAX,
-            next: line_no + 1,
-            located: false,
-            pending: Vec::new(),
-            pending_indent: None,
-        })
-    }
 }
 
 /// Where the lines before a matched line are: complete lines of the current chunk from `from`
@@ -496,48 +462,25 @@ impl Scanner {
         if line_no > block.until || self.kept[block.slot] >= self.budget[block.slot] {
             return None;
         }
-        let indent = shape::indent(&line.bytes);
-        let depth = block.pending_indent.unwrap_or(block.indent);
-        let location =
-            (line_no == block.next || line_no <= self.capture_until) && shape::names_file_and_line(&line.bytes);
-        let part = indent.is_some_and(|indent| indent > depth)
-            || shape::is_source_excerpt(&line.bytes)
-            || shape::is_frame(&line.bytes)
-            || location
-            || block.located && shape::is_quoted_source(&line.bytes);
-        if part {
-            for (number, kept) in std::mem::take(&mut block.pending) {
-                self.keep(number, &kept, block.slot);
+        match block.step(line_no, line, line_no <= self.capture_until) {
+            Step::Part(held) => {
+                for (number, kept) in held {
+                    self.keep(number, &kept, block.slot);
+                }
+                self.keep(line_no, line, block.slot);
+                if let Some(entry) = self.index.entries.last_mut() {
+                    entry.last = entry.last.max(line_no);
+                }
+                let part_of = (block.indent, block.until);
+                self.continuation = Some(block);
+                Some(part_of)
             }
-            if let Some(indent) = block.pending_indent.take() {
-                block.indent = indent;
+            Step::Held => {
+                self.continuation = Some(block);
+                None
             }
-            block.located |= location;
-            self.keep(line_no, line, block.slot);
-            if let Some(entry) = self.index.entries.last_mut() {
-                entry.last = entry.last.max(line_no);
-            }
-            let part_of = (block.indent, block.until);
-            self.continuation = Some(block);
-            return Some(part_of);
-        } else if indent.is_none() && block.pending.is_empty() {
-            block.pending.push((line_no, line.clone()));
-        } else if block.pending_indent.is_none()
-            && block.pending.len() < 2
-            && indent.is_some_and(|indent| indent >= block.indent)
-            && shape::is_block_header(&line.bytes)
-        {
-            block.pending.push((line_no, line.clone()));
-            block.pending_indent = indent;
-        } else if line_no <= self.capture_until {
-            // Context the match asked for, kept anyway: the block goes on after it.
-            block.pending.clear();
-            block.pending_indent = None;
-        } else {
-            return None;
+            Step::End => None,
         }
-        self.continuation = Some(block);
-        None
     }
 
     fn keep(&mut self, line_no: u64, line: &KeptLine, slot: usize) {

@@ -73,8 +73,12 @@ fn diagnostic() -> &'static Option<Regex> {
         // ASCII classes only: Unicode ones (`\w`, `\s`) make the compiled pattern too big.
         let location = r"(?:[^ \t]+:[0-9]+(?::[0-9]+)?:?|[^ \t]+\([0-9]+(?:, *[0-9]+)?\):?)";
         let rules = [
-            // The severity word first, or after one word naming the tool (`CMake Error at`).
-            format!(r"^{GUTTER}(?:[A-Za-z0-9_.-]{{1,30}} )?{WORD}"),
+            // The severity word first, or after one word naming the tool or the file (`CMake Error at`,
+            // `data/order-01207.json invalid`).
+            format!(r"^{GUTTER}(?:[A-Za-z0-9_./-]{{1,80}} )?{WORD}"),
+            // A severity word after the stars a test driver or make prints (`***Exception: SegFault`,
+            // `***Failed`).
+            format!(r"\*\*\* ?{WORD}"),
             // A location, then a message with a severity word (`a.py:3:1: F821 Undefined name`).
             format!(r"^{GUTTER}{location}[ \t].*\b{WORD}"),
             // A location, then a lint's error code (`a.py:29:11: E1120: No value for argument`).
@@ -299,6 +303,8 @@ mod tests {
             "  32:3  ✖  Unclosed block  CssSyntaxError",
             " × test/cart_31.test.js > cart 31 > free shipping starts at 50 euros 9ms",
             "  ✕ adds one and two (5 ms)",
+            "data/order-01207.json invalid",
+            "517/900 Test #517: geo_area_0517 ....................***Exception: SegFault  0.00 sec",
         ] {
             assert!(is_diagnostic(line), "{line}");
         }

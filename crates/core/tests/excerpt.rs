@@ -435,6 +435,27 @@ fn the_blocks_under_thousands_of_errors_stay_within_the_index_budget() {
 }
 
 #[test]
+fn errors_near_the_end_are_shown_with_everything_between_them() {
+    // 120 errors in the last 38 KB, each of its own text, between ordinary lines: a tail that starts
+    // at the first of them fits the budget with the head, so the lines between them are shown too, as
+    // the plain tail would show them, rather than the errors alone and a shorter tail.
+    let mut output = filler(1, 4000);
+    for i in 0..120 {
+        // Texts that differ in letters, not numbers: rare, each chosen for the section.
+        let word: String = [b'a' + (i / 26) as u8, b'a' + (i % 26) as u8].iter().map(|&b| b as char).collect();
+        output.push_str(&format!("ERROR check {word} rejected the record\n"));
+        for j in 0..5 {
+            output.push_str(&format!("progress {i}.{j}: the other services are still being checked\n"));
+        }
+    }
+    let (view, out) = view_of(output.as_bytes(), 4096);
+    check_shape(&view, &out);
+    for needed in ["ERROR check aa rejected the record\n", "progress 0.3: the other", "progress 60.2: the other"] {
+        assert!(view.text.contains(needed), "{needed:?} missing:\n{}", view.text);
+    }
+}
+
+#[test]
 fn a_text_repeated_hundreds_of_times_gives_way_to_a_rare_one_and_shows_once() {
     let mut output = String::new();
     for i in 0..3000 {

@@ -1,0 +1,91 @@
+//! The block under a matched line, as the scanner follows it line by line: which lines belong to the
+//! error (its frames, its source excerpt, a header and the lines under it) and where it ends.
+
+use super::{KeptLine, CONTINUATION_MAX};
+use crate::shape;
+
+/// The block of lines under the last kept match.
+#[derive(Debug, Clone)]
+pub(super) struct Continuation {
+    /// Lines sit deeper than this to belong to the block (or are frames, a source excerpt, …).
+    pub indent: usize,
+    /// The rank slot the block's lines are charged to.
+    pub slot: usize,
+    /// The last line number the block may have ([`CONTINUATION_MAX`] after its match).
+    pub until: u64,
+    /// The line right after the match: a location there (`Origin: site.yml:165:7`) belongs to it.
+    next: u64,
+    /// A location is among the block's lines: the numbered source lines a tool quotes under it
+    /// belong to it too.
+    located: bool,
+    /// A blank line and a header (`stack traceback:`), held until a line of the block follows.
+    pending: Vec<(u64, KeptLine)>,
+    /// The depth a pending header sets for the lines under it.
+    pending_indent: Option<usize>,
+}
+
+/// What a line is to the block.
+pub(super) enum Step {
+    /// One of its lines, after the held lines it confirms.
+    Part(Vec<(u64, KeptLine)>),
+    /// Held (a blank line, a header) or passed over (context the match asked for): the block goes on.
+    Held,
+    /// Not of the block, which ends.
+    End,
+}
+
+impl Continuation {
+    /// The block under the match on `line`: lines deeper than it, or than `depth` when that is less
+    /// (the line that opened the block above the match).
+    pub(super) fn under(line_no: u64, line: &KeptLine, slot: usize, depth: Option<usize>) -> Option<Continuation> {
+        shape::indent(&line.bytes).map(|indent| Continuation {
+            indent: depth.map_or(indent, |depth| depth.min(indent)),
+            slot,
+            until: line_no + CONTINUATION_MAX,
+            next: line_no + 1,
+            located: false,
+            pending: Vec::new(),
+            pending_indent: None,
+        })
+    }
+
+    /// What `line` is to the block: a line deeper than its depth, a frame of a debugger's backtrace,
+    /// a source excerpt, a location right after the match (or among the lines the match asked for,
+    /// `in_window`) and the source lines quoted under it are its lines; a blank line and a header at
+    /// its depth (`stack traceback:`, `Previous write at 0x… by goroutine 7:`) are held until one of
+    /// its lines follows; any other line ends it, unless the match asked for it as context.
+    pub(super) fn step(&mut self, line_no: u64, line: &KeptLine, in_window: bool) -> Step {
+        let indent = shape::indent(&line.bytes);
+        let depth = self.pending_indent.unwrap_or(self.indent);
+        let location = (line_no == self.next || in_window) && shape::names_file_and_line(&line.bytes);
+        let part = indent.is_some_and(|indent| indent > depth)
+            || shape::is_source_excerpt(&line.bytes)
+            || shape::is_frame(&line.bytes)
+            || location
+            || self.located && shape::is_quoted_source(&line.bytes);
+        if part {
+            if let Some(indent) = self.pending_indent.take() {
+                self.indent = indent;
+            }
+            self.located |= location;
+            return Step::Part(std::mem::take(&mut self.pending));
+        }
+        if indent.is_none() && self.pending.is_empty() {
+            self.pending.push((line_no, line.clone()));
+        } else if self.pending_indent.is_none()
+            && self.pending.len() < 2
+            && indent.is_some_and(|indent| indent >= self.indent)
+            && shape::is_block_header(&line.bytes)
+        {
+            self.pending.push((line_no, line.clone()));
+            self.pending_indent = indent;
+        } else if in_window {
+            // Context the match asked for, kept anyway: the block goes on after it.
+            self.pending.clear();
+            self.pending_indent = None;
+        } else {
+            return Step::End;
+        }
+        Step::Held
+    }
+}
