@@ -362,16 +362,24 @@ impl Scanner {
                 shape::names_a_subject(&kept.bytes) || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
             };
             let numbered = before_lines.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
-            match numbered.or_else(|| before_lines.iter().rposition(|(_, kept)| subject(kept))) {
+            // The item an indented match is a property of (`>> Issue: …` above `   Severity: High`).
+            let parent = shape::indent(&line.bytes).filter(|here| *here > 0).and_then(|here| {
+                before_lines.iter().rposition(|(_, kept)| shape::indent(&kept.bytes).is_some_and(|i| i < here))
+            });
+            let subject = before_lines.iter().rposition(|(_, kept)| subject(kept));
+            match [numbered, parent, subject].into_iter().flatten().min() {
                 Some(at) => drop(before_lines.drain(..at)),
                 None => before_lines.clear(),
             }
         }
-        // Under a test runner's numbered failure (`  1) test adds`), the details sit deeper than the
-        // number, not than the matched line among them (`Assertion with == failed`, then `code:`).
+        // Under a test runner's numbered failure (`  1) test adds`) or the item a match is a property
+        // of, the details sit deeper than that line, not than the matched line among them.
         let depth = before_lines
             .first()
-            .filter(|(_, kept)| shape::is_numbered_item(&kept.bytes))
+            .filter(|(_, kept)| {
+                shape::is_numbered_item(&kept.bytes)
+                    || shape::indent(&kept.bytes) < shape::indent(&line.bytes) && !kept.bytes.trim_ascii().is_empty()
+            })
             .and_then(|(_, kept)| shape::indent(&kept.bytes));
         for (number, kept) in before_lines {
             self.keep(number, &kept, slot);

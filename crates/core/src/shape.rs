@@ -29,6 +29,7 @@ const WORDS: &[&str] = &[
     "abort",
     "segmentation",
     "unpars",
+    "severity",
     "exited with",
     "exit status",
     "exit code",
@@ -86,6 +87,8 @@ fn diagnostic() -> &'static Option<Regex> {
             // A cross mark where a severity word would stand: first on the line, or after a location
             // or a line and column (`  32:3  ✖  Unclosed block`, ` × test/a.test.js > adds 9ms`).
             format!(r"^{GUTTER}(?:(?:{location}|[0-9]+:[0-9]+)[ \t]+)?(?:✖|✗|✘|✕|❌|×)[ \t]"),
+            // A severity rated high by a scanner (`   Severity: High   Confidence: High`).
+            r"(?i:\bseverity\b)[ \t]*[:=][ \t]*(?i:high|critical|blocker|error|fatal)\b".to_string(),
             // A line and column, then the severity (`  4:10  error  'x' is not defined`).
             format!(r"^{GUTTER}[0-9]+:[0-9]+[ \t]+{WORD}"),
             // A tool's name, then a message with a severity word (`dpkg: error processing …`).
@@ -206,14 +209,6 @@ pub(crate) fn is_frame(line: &[u8]) -> bool {
     digits > 0 && matches!(rest.get(digits), Some(b' ' | b'\t'))
 }
 
-/// Whether `line` opens a block of its own, a few words that end with a colon: `stack traceback:`,
-/// `Read at 0x00c0 by goroutine 7:`, `Thread 2 (Thread 0x7f (LWP 12) "app"):`. Under an error, such a
-/// line belongs to it when deeper lines follow.
-pub(crate) fn is_block_header(line: &[u8]) -> bool {
-    let text = strip_gutter(line).trim_ascii();
-    text.len() > 1 && text.len() <= 160 && text.ends_with(b":") && text.iter().any(u8::is_ascii_alphabetic)
-}
-
 /// Whether `line` is a line of source code as a tool quotes it under a location that it printed
 /// (`15\t    if (x)`, `165     - name: check`, a bare `164`), or the caret under it (`   ^ column 7`).
 pub(crate) fn is_quoted_source(line: &[u8]) -> bool {
@@ -305,6 +300,7 @@ mod tests {
             "  ✕ adds one and two (5 ms)",
             "data/order-01207.json invalid",
             "517/900 Test #517: geo_area_0517 ....................***Exception: SegFault  0.00 sec",
+            "   Severity: High   Confidence: High",
         ] {
             assert!(is_diagnostic(line), "{line}");
         }
@@ -345,6 +341,7 @@ mod tests {
             "a.py:1:80: E501 line too long (88 > 79 characters)",
             "   1:1   ⚠  Expected class selector \".Card_0_0\" to be kebab-case  selector-class-pattern",
             "the area is 3 × 4 metres",
+            "   Severity: Low   Confidence: High",
         ] {
             assert!(!is_diagnostic(line), "{line}");
         }
@@ -368,14 +365,6 @@ mod tests {
             assert!(is_frame(line.as_bytes()), "{line}");
         }
         assert!(!is_frame(b"# a comment") && !is_frame(b"#include <stdio.h>"));
-        for line in [
-            "stack traceback:",
-            "Read at 0x00c0001e5048 by goroutine 459:",
-            "Thread 42 (Thread 0x7f (LWP 3) \"ledger\"):",
-        ] {
-            assert!(is_block_header(line.as_bytes()), "{line}");
-        }
-        assert!(!is_block_header(b":") && !is_block_header(b"42:") && !is_block_header(b"error: x"));
         for line in [
             "15\t        if (strcmp(a, b) == 0)",
             "165     - name: check release directory",

@@ -18,7 +18,8 @@ pub(super) struct Continuation {
     /// A location is among the block's lines: the numbered source lines a tool quotes under it
     /// belong to it too.
     located: bool,
-    /// A blank line and a header (`stack traceback:`), held until a line of the block follows.
+    /// A blank line and a header (`stack traceback:`) or a line at the block's depth (pydantic's
+    /// `replicas` above its indented message), held until a line of the block follows.
     pending: Vec<(u64, KeptLine)>,
     /// The depth a pending header sets for the lines under it.
     pending_indent: Option<usize>,
@@ -51,13 +52,15 @@ impl Continuation {
 
     /// What `line` is to the block: a line deeper than its depth, a frame of a debugger's backtrace,
     /// a source excerpt, a location right after the match (or among the lines the match asked for,
-    /// `in_window`) and the source lines quoted under it are its lines; a blank line and a header at
-    /// its depth (`stack traceback:`, `Previous write at 0x… by goroutine 7:`) are held until one of
-    /// its lines follows; any other line ends it, unless the match asked for it as context.
+    /// `in_window`) and the source lines quoted under it are its lines; a blank line and a line at
+    /// its depth (a header, `stack traceback:`, `Previous write at 0x… by goroutine 7:`, or an item,
+    /// pydantic's `replicas`) are held until a line deeper than them follows; any other line ends it,
+    /// unless the match asked for it as context.
     pub(super) fn step(&mut self, line_no: u64, line: &KeptLine, in_window: bool) -> Step {
         let indent = shape::indent(&line.bytes);
         let depth = self.pending_indent.unwrap_or(self.indent);
-        let location = (line_no == self.next || in_window) && shape::names_file_and_line(&line.bytes);
+        let names_location = shape::names_file_and_line(&line.bytes);
+        let location = (line_no == self.next || in_window) && names_location;
         let part = indent.is_some_and(|indent| indent > depth)
             || shape::is_source_excerpt(&line.bytes)
             || shape::is_frame(&line.bytes)
@@ -67,7 +70,8 @@ impl Continuation {
             if let Some(indent) = self.pending_indent.take() {
                 self.indent = indent;
             }
-            self.located |= location;
+            // A location among its lines (`   Location: task_45.py:42:11`): source lines may follow.
+            self.located |= names_location;
             return Step::Part(std::mem::take(&mut self.pending));
         }
         if indent.is_none() && self.pending.is_empty() {
@@ -75,8 +79,9 @@ impl Continuation {
         } else if self.pending_indent.is_none()
             && self.pending.len() < 2
             && indent.is_some_and(|indent| indent >= self.indent)
-            && shape::is_block_header(&line.bytes)
         {
+            // A header (`stack traceback:`) or a line at the block's depth: a line deeper than it
+            // must follow for it to belong.
             self.pending.push((line_no, line.clone()));
             self.pending_indent = indent;
         } else if in_window {
