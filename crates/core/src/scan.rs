@@ -358,8 +358,13 @@ impl Scanner {
             // Only the line that names the request, the file or the failed test, and what lies between
             // it and the match.
             let path = shape::location_path(&line.bytes);
+            // The paths the error names (`No rule to make target 'build/net/socket_posix.o'`): a line
+            // above that names one too is the step that led to it.
+            let named: Vec<&[u8]> = shape::path_words(&line.bytes).take(4).collect();
             let subject = |kept: &KeptLine| {
-                shape::names_a_subject(&kept.bytes) || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
+                shape::names_a_subject(&kept.bytes)
+                    || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
+                    || named.iter().any(|word| memchr::memmem::find(&kept.bytes, word).is_some())
             };
             let numbered = before_lines.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
             // The item an indented match is a property of (`>> Issue: …` above `   Severity: High`).

@@ -241,6 +241,18 @@ pub(crate) fn location_path(line: &[u8]) -> Option<&[u8]> {
     (numbered && looks_like_path && path.len() > 2).then_some(path)
 }
 
+/// The paths a line names in its words (`'build/net/socket_posix.o'`, `src/a.c`): words with a `/`
+/// in them, quotes and brackets around them left out; not URLs.
+pub(crate) fn path_words(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let edge = |b: &u8| matches!(b, b'\'' | b'"' | b'`' | b'(' | b')' | b'[' | b']' | b',' | b';' | b':' | b'.');
+    line.split(|b| b.is_ascii_whitespace()).filter_map(move |word| {
+        let start = word.iter().position(|b| !edge(b))?;
+        let end = word.iter().rposition(|b| !edge(b))? + 1;
+        let word = &word[start..end];
+        (word.len() >= 4 && word.contains(&b'/') && memchr::memmem::find(word, b"://").is_none()).then_some(word)
+    })
+}
+
 /// Whether `line`, above a diagnostic that points at `path`, names that file or its directory (two
 /// levels or more): the step that built it (`[ 60 of 102] Compiling M058 ( src/M058.hs, … )`, Go's
 /// `# example.com/shop/internal/pkg097`).
@@ -394,6 +406,9 @@ mod tests {
         assert!(names_path(compiling, b"src/M058.hs"));
         assert!(names_path(b"# example.com/shop/internal/pkg097", b"internal/pkg097/label.go"));
         assert!(!names_path(b"Compiling src things", b"src/a.rs"));
+        let error = b"make: *** No rule to make target 'build/net/socket_posix.o', needed by 'build/libapp.a'.  Stop.";
+        assert_eq!(path_words(error).collect::<Vec<_>>(), [&b"build/net/socket_posix.o"[..], &b"build/libapp.a"[..]]);
+        assert_eq!(path_words(b"see https://example.com/a/b and a/b").count(), 0);
     }
 
     #[test]
