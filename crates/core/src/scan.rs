@@ -362,17 +362,19 @@ impl Scanner {
             // above that names one too is the step that led to it.
             let named: Vec<&[u8]> = shape::path_words(&line.bytes).take(4).collect();
             let subject = |kept: &KeptLine| {
-                shape::names_a_subject(&kept.bytes)
-                    || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
-                    || named.iter().any(|word| memchr::memmem::find(&kept.bytes, word).is_some())
+                shape::names_a_subject(&kept.bytes) || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
             };
+            // The earliest line naming the same path: the steps on it up to the error.
+            let steps = before_lines
+                .iter()
+                .position(|(_, kept)| named.iter().any(|word| memchr::memmem::find(&kept.bytes, word).is_some()));
             let numbered = before_lines.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
             // The item an indented match is a property of (`>> Issue: …` above `   Severity: High`).
             let parent = shape::indent(&line.bytes).filter(|here| *here > 0).and_then(|here| {
                 before_lines.iter().rposition(|(_, kept)| shape::indent(&kept.bytes).is_some_and(|i| i < here))
             });
             let subject = before_lines.iter().rposition(|(_, kept)| subject(kept));
-            match [numbered, parent, subject].into_iter().flatten().min() {
+            match [numbered, parent, subject, steps].into_iter().flatten().min() {
                 Some(at) => drop(before_lines.drain(..at)),
                 None => before_lines.clear(),
             }
