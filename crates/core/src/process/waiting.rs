@@ -539,18 +539,27 @@ mod tests {
                 Ok(())
             });
         }
-        let mut child = command.spawn().unwrap();
+        // Killed and reaped however the test ends: it leads a session of its own, nothing else would.
+        let child = Killed(command.spawn().unwrap());
         drop(command);
         let mut master = BufReader::new(std::fs::File::from(pty.master));
         let mut line = String::new();
         master.read_line(&mut line).unwrap();
         assert_eq!(line, "ready\r\n");
-        let pid = child.id() as i32;
+        let pid = child.0.id() as i32;
         // getpass reads /dev/tty (fd 3 or so), not fd 0: matched through the controlling terminal.
         let found = settle(|| look(&[pid], &terminal), reading, 2000);
         assert_eq!(found, Look::Reading(Reader { pid, comm: "python3".into() }));
-        let _ = child.kill();
-        let _ = child.wait();
+    }
+
+    /// A child killed and reaped when dropped.
+    struct Killed(Child);
+
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
     }
 
     #[test]
