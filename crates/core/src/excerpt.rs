@@ -325,6 +325,10 @@ fn absorb_into_tail(
     starts.sort_unstable();
     for (k, &start) in starts.iter().enumerate() {
         let Some(from) = from_line(tail, tail_first, start) else { continue };
+        // The tail from here alone is too long: no need to price the section without it.
+        if crate::scan::head_share(max_bytes) / 4 + from.len() + MARKER_ROOM > max_bytes {
+            continue;
+        }
         let mut trial = section.clone();
         trial.drop_from(entries, start);
         let fits = |head: usize| head + trial.cost + from.len() + MARKER_ROOM <= max_bytes;

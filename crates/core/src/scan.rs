@@ -355,39 +355,9 @@ impl Scanner {
             if found.before == 0 && rank != Rank::Warning { SUBJECT_BEFORE } else { usize::from(found.before) };
         let mut before_lines = self.lines_before(before, line_no, wanted);
         if found.before == 0 {
-            // Only the line that names the request, the file or the failed test, and what lies between
-            // it and the match.
-            let path = shape::location_path(&line.bytes);
-            // The paths the error names (`No rule to make target 'build/net/socket_posix.o'`): a line
-            // above that names one too is the step that led to it.
-            let named: Vec<&[u8]> = shape::path_words(&line.bytes).take(4).collect();
-            let subject = |kept: &KeptLine| {
-                shape::names_a_subject(&kept.bytes) || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
-            };
-            // The earliest line naming the same path: the steps on it up to the error.
-            let steps = before_lines
-                .iter()
-                .position(|(_, kept)| named.iter().any(|word| memchr::memmem::find(&kept.bytes, word).is_some()));
-            let numbered = before_lines.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
-            // The item an indented match is a property of (`>> Issue: …` above `   Severity: High`).
-            let parent = shape::indent(&line.bytes).filter(|here| *here > 0).and_then(|here| {
-                before_lines.iter().rposition(|(_, kept)| shape::indent(&kept.bytes).is_some_and(|i| i < here))
-            });
-            let subject = before_lines.iter().rposition(|(_, kept)| subject(kept));
-            match [numbered, parent, subject, steps].into_iter().flatten().min() {
-                Some(at) => drop(before_lines.drain(..at)),
-                None => before_lines.clear(),
-            }
+            block::trim_to_opener(line, &mut before_lines);
         }
-        // Under a test runner's numbered failure (`  1) test adds`) or the item a match is a property
-        // of, the details sit deeper than that line, not than the matched line among them.
-        let depth = before_lines
-            .first()
-            .filter(|(_, kept)| {
-                shape::is_numbered_item(&kept.bytes)
-                    || shape::indent(&kept.bytes) < shape::indent(&line.bytes) && !kept.bytes.trim_ascii().is_empty()
-            })
-            .and_then(|(_, kept)| shape::indent(&kept.bytes));
+        let depth = block::depth_above(line, &before_lines);
         for (number, kept) in before_lines {
             self.keep(number, &kept, slot);
             first = first.min(number);

@@ -148,29 +148,33 @@ impl Budget {
     }
 }
 
-/// Looks once at `pids` (the command's processes): whether one runs, or reads `stdin`.
-pub(crate) fn look(pids: &[i32], stdin: &Stdin) -> Look {
+/// Looks once at `pids` (the command's processes): whether one runs, or reads `stdin`; and the CPU time
+/// the processes looked at used so far, in clock ticks (user and system, from the same read of
+/// `/proc/P/stat` that gives the controlling terminal).
+fn sample(pids: &[i32], stdin: &Stdin) -> (Look, u64) {
     let mut budget = Budget(LOOK_BUDGET);
     let mut reader = None;
+    let mut ticks = 0;
     for &pid in pids {
-        if !budget.take() {
+        if !budget.take() || !budget.take() {
             break;
         }
+        let Some((tty_nr, used)) = process_stat(pid) else { continue };
+        ticks += used;
         let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { continue };
-        let tty_nr = controlling_tty(pid);
         for task in tasks.flatten() {
             if !budget.take() || !budget.take() {
-                return Look::Sleeping;
+                return (Look::Sleeping, ticks);
             }
             // Only a sleeping thread waits: a stopped one (`T`, ctrl-z) still shows the call it was in.
             match task_state(&task.path()) {
-                Some(b'R') => return Look::Running,
+                Some(b'R') => return (Look::Running, ticks),
                 Some(b'S') => {}
                 _ => continue,
             }
             let Ok(text) = fs::read_to_string(task.path().join("syscall")) else { continue };
             match parse_syscall(&text) {
-                Syscall::Running => return Look::Running,
+                Syscall::Running => return (Look::Running, ticks),
                 Syscall::Blocked { nr, args } => {
                     if reader.is_none() && waits_on_stdin(pid, nr, &args, stdin, tty_nr, &mut budget) {
                         reader = Some(Reader { pid, comm: comm(pid) });
@@ -180,16 +184,7 @@ pub(crate) fn look(pids: &[i32], stdin: &Stdin) -> Look {
             }
         }
     }
-    reader.map_or(Look::Sleeping, Look::Reading)
-}
-
-/// CPU time `pids` used so far, in clock ticks (user and system, `/proc/P/stat`).
-pub(crate) fn cpu_ticks(pids: &[i32]) -> u64 {
-    pids.iter()
-        .take(LOOK_BUDGET)
-        .filter_map(|pid| fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-        .filter_map(|stat| stat_field(&stat, 11).zip(stat_field(&stat, 12)).map(|(u, s)| u + s))
-        .sum()
+    (reader.map_or(Look::Sleeping, Look::Reading), ticks)
 }
 
 /// What a probe found.
@@ -213,11 +208,10 @@ pub(crate) struct Prober {
 impl Prober {
     /// One look at `pids`.
     pub(crate) fn probe(&mut self, pids: &[i32], stdin: &Stdin) -> Probe {
-        let Look::Reading(reader) = look(pids, stdin) else {
+        let (Look::Reading(reader), ticks) = sample(pids, stdin) else {
             self.last = None;
             return Probe::NotWaiting;
         };
-        let ticks = cpu_ticks(pids);
         let confirmed = self.last.as_ref().is_some_and(|(last, last_ticks)| *last == reader && *last_ticks == ticks);
         self.last = Some((reader.clone(), ticks));
         if confirmed {
@@ -357,10 +351,12 @@ fn read_capped(path: &str, max: u64) -> Option<String> {
     Some(text)
 }
 
-/// The controlling terminal of `pid` as `/proc/P/stat` writes it (`tty_nr`), when it has one.
-fn controlling_tty(pid: i32) -> Option<u64> {
+/// From `/proc/P/stat`: the controlling terminal of `pid` as it writes it (`tty_nr`), when it has one,
+/// and the CPU time it used (user and system, in clock ticks).
+fn process_stat(pid: i32) -> Option<(Option<u64>, u64)> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat_field(&stat, 4).filter(|tty| *tty != 0)
+    let tty_nr = stat_field(&stat, 4).filter(|tty| *tty != 0);
+    Some((tty_nr, stat_field(&stat, 11).unwrap_or(0) + stat_field(&stat, 12).unwrap_or(0)))
 }
 
 /// Field `index` of a `/proc/P/stat` line, counted from 0 after the comm (0 the state, 4 `tty_nr`, 11
@@ -385,6 +381,10 @@ mod tests {
     use std::io::{BufRead, BufReader};
     use std::os::fd::AsFd;
     use std::process::{Child, Command, Stdio};
+
+    fn look(pids: &[i32], stdin: &Stdin) -> Look {
+        sample(pids, stdin).0
+    }
 
     /// `script` under bash with a pipe for stdin (kept by the test) and stdout read until `ready`.
     struct Program {

@@ -1,5 +1,6 @@
-//! The block under a matched line, as the scanner follows it line by line: which lines belong to the
-//! error (its frames, its source excerpt, a header and the lines under it) and where it ends.
+//! The block of a matched line: which lines above it open its context, and, as the scanner follows
+//! it line by line, which lines below belong to the error (its frames, its source excerpt, a header
+//! and the lines under it) and where it ends.
 
 use super::{KeptLine, CONTINUATION_MAX};
 use crate::shape;
@@ -93,4 +94,41 @@ impl Continuation {
         }
         Step::Held
     }
+}
+
+/// Keeps of the lines before a match (oldest first) only those from the line that opens its context
+/// on: the line that names the request, the file or the failed test. The earliest of: a test runner's
+/// numbered failure (`  1) test adds`), the item an indented match belongs to (`>> Issue: …` above
+/// `   Severity: High`), the last line naming what it is about ([`shape::names_a_subject`], the file
+/// its location points at), the first line naming a path it names (the steps on that file, as make's
+/// `Considering target file 'build/a.o'` above `No rule to make target 'build/a.o'`). None: no line.
+pub(super) fn trim_to_opener(line: &KeptLine, before: &mut Vec<(u64, KeptLine)>) {
+    let path = shape::location_path(&line.bytes);
+    let named: Vec<&[u8]> = shape::path_words(&line.bytes).take(4).collect();
+    let steps =
+        before.iter().position(|(_, kept)| named.iter().any(|word| memchr::memmem::find(&kept.bytes, word).is_some()));
+    let numbered = before.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
+    let parent = shape::indent(&line.bytes)
+        .filter(|here| *here > 0)
+        .and_then(|here| before.iter().rposition(|(_, kept)| shape::indent(&kept.bytes).is_some_and(|i| i < here)));
+    let subject = before.iter().rposition(|(_, kept)| {
+        shape::names_a_subject(&kept.bytes) || path.is_some_and(|path| shape::names_path(&kept.bytes, path))
+    });
+    match [numbered, parent, subject, steps].into_iter().flatten().min() {
+        Some(at) => drop(before.drain(..at)),
+        None => before.clear(),
+    }
+}
+
+/// The depth of the block under a match whose context starts with `before`'s first line: under a
+/// test runner's numbered failure or the item a match belongs to, the details sit deeper than that
+/// line, not than the matched line among them. `None`: the match's own depth.
+pub(super) fn depth_above(line: &KeptLine, before: &[(u64, KeptLine)]) -> Option<usize> {
+    before
+        .first()
+        .filter(|(_, kept)| {
+            shape::is_numbered_item(&kept.bytes)
+                || shape::indent(&kept.bytes) < shape::indent(&line.bytes) && !kept.bytes.trim_ascii().is_empty()
+        })
+        .and_then(|(_, kept)| shape::indent(&kept.bytes))
 }
