@@ -5,11 +5,12 @@ head + tail splits: 25 KB + 25 KB (a reference of bashrt's size), Codex's (the f
 20,000 bytes, cut on lines: about 40,000 bytes, half head, half tail) and Claude Code's (30,000
 characters with the middle cut: the first and the last 15,000 characters).
 
-Five sets of cases: cases.py (`old`), cases_fresh.py (`fresh`, of other kinds, with rules written by
+Six sets of cases: cases.py (`old`), cases_fresh.py (`fresh`, of other kinds, with rules written by
 someone who had not seen how the excerpt picks lines), cases_heldout.py (`heldout`, a second such set of
 yet other kinds), cases_third.py (`third`, a third such set, scored first after the excerpt had been
-tuned on the other three) and cases_fourth.py (`fourth`, a fourth, scored first after the tuning on the
-third). For each case: set it up in a scratch
+tuned on the other three), cases_fourth.py (`fourth`, a fourth, scored first after the tuning on the
+third) and cases_fifth.py (`fifth`, a fifth, scored first after the tuning on the fourth).
+For each case: set it up in a scratch
 directory, run its command through `bashrt run --json`, take the full output from the call's
 artifact, then run the tail view over the same bytes (`bashrt run --json --set bash.view=tail -- cat
 ARTIFACT`). An output that fits bashrt's budget is shown whole by bashrt (both views are the output);
@@ -18,7 +19,7 @@ as present when a line of the view has the same text (a leading `N:`/`N-` line n
 is ignored). Prints one Markdown table per set.
 
     bench/failcorpus/run.py [--bashrt target/release/bashrt] [--work /tmp/bashrt-failcorpus]
-                            [--cases all|old|fresh|heldout|third|fourth] [--only NAME]... [--json FILE]
+                            [--cases all|old|fresh|heldout|third|fourth|fifth] [--only NAME]... [--json FILE]
 """
 
 import argparse
@@ -36,6 +37,7 @@ from cases_fresh import CASES as FRESH_CASES  # noqa: E402
 from cases_heldout import CASES as HELDOUT_CASES  # noqa: E402
 from cases_third import CASES as THIRD_CASES  # noqa: E402
 from cases_fourth import CASES as FOURTH_CASES  # noqa: E402
+from cases_fifth import CASES as FIFTH_CASES  # noqa: E402
 
 NUMBERED = re.compile(r"^\d+[:-]")
 BUDGET = 50 * 1024
@@ -181,9 +183,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bashrt", default=os.path.join(repo, "target/release/bashrt"))
     ap.add_argument("--work", default="/tmp/bashrt-failcorpus")
-    ap.add_argument("--cases", choices=("all", "old", "fresh", "heldout", "third", "fourth"), default="all",
+    ap.add_argument("--cases", choices=("all", "old", "fresh", "heldout", "third", "fourth", "fifth"), default="all",
                     help="old: cases.py, fresh: cases_fresh.py, heldout: cases_heldout.py, third: cases_third.py, "
-                         "fourth: cases_fourth.py, all: the five (reported apart)")
+                         "fourth: cases_fourth.py, fifth: cases_fifth.py, all: the six (reported apart)")
     ap.add_argument("--only", action="append")
     ap.add_argument("--json", help="write the raw results here")
     args = ap.parse_args()
@@ -204,6 +206,8 @@ def main():
         sets.append(("third", "cases_third.py", THIRD_CASES))
     if args.cases in ("all", "fourth"):
         sets.append(("fourth", "cases_fourth.py", FOURTH_CASES))
+    if args.cases in ("all", "fifth"):
+        sets.append(("fifth", "cases_fifth.py", FIFTH_CASES))
 
     results = {}
     for key, _, cases in sets:

@@ -63,6 +63,11 @@ fn python_scenario(name: &str) {
 }
 
 #[test]
+fn python_sdk_a_long_call_yields_as_a_job_and_a_server_returns_when_it_listens() {
+    python_scenario("jobs");
+}
+
+#[test]
 fn python_sdk_initializes() {
     python_scenario("initialize");
 }

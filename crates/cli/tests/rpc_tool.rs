@@ -139,7 +139,7 @@ fn bad_tool_calls_get_error_responses_naming_the_problem() {
         ),
         (
             json!({"id":"e4","type":"tool_call","toolCallId":"x4","name":"python","arguments":{"command":"ls"}}),
-            "Unknown tool: python (this server runs: bash)",
+            "Unknown tool: python (this server runs: bash, job)",
         ),
         (
             json!({"id":"e5","type":"tool_call","name":"bash","arguments":{"command":"ls"}}),
@@ -283,10 +283,16 @@ fn tool_call_arguments_are_read_the_way_models_send_them() {
     let (_, end) = rpc.tool_event("tool_execution_end", "call_2");
     assert_eq!(end["result"]["content"][0]["text"], "/\n");
     assert_eq!(end["result"]["details"]["timeout"]["appliedSecs"], 5.0);
-    // What bashrt cannot do is refused, saying what to do instead; it never runs as something else.
-    rpc.send(tool_call("t3", "call_3", json!({"command": "sleep 100", "run_in_background": true})));
-    let error = rpc.response("t3")["error"].as_str().unwrap().to_string();
-    assert!(error.starts_with("Not run: `run_in_background` is not supported"), "{error}");
-    assert!(error.contains("> /tmp/dev.log 2>&1 &"), "{error}");
+    // Claude Code's `run_in_background` starts a job: the call comes back after a short look, and
+    // an abort of its id kills the job, which ends as cancelled.
+    rpc.send(tool_call("t3", "call_3", json!({"command": "echo up; exec sleep 100", "run_in_background": true})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_3");
+    let text = end["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("up\n\n[Still running as job 1 ("), "{text}");
+    assert_eq!(end["result"]["details"]["job"]["state"], "running");
+    rpc.send(json!({"id": "a3", "type": "abort", "toolCallId": "call_3"}));
+    assert_eq!(rpc.response("a3")["success"], true);
+    let (_, job_end) = rpc.wait_for("job_end", |v| v["type"] == "job_end" && v["toolCallId"] == "call_3");
+    assert_eq!((job_end["jobId"].clone(), job_end["result"]["details"]["cancelled"].clone()), (json!(1), json!(true)));
     assert_eq!(rpc.finish(), 0);
 }

@@ -23,6 +23,7 @@ mod rpc_bash;
 mod rpc_bounds;
 mod rpc_doc_example;
 mod rpc_hostile;
+mod rpc_jobs;
 mod rpc_protocol;
 mod rpc_tool;
 mod run_excerpt;

@@ -312,6 +312,7 @@ impl AgentSession {
             cancel: &cancel,
             on_chunk: options.on_chunk,
             on_update: None,
+            yielding: None,
         };
         match run(&self.runtime, spec) {
             Ok(report) => {

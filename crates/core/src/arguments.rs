@@ -29,6 +29,12 @@ pub struct BashParams {
     /// Return only last N lines of output
     #[serde(default)]
     pub tail: Option<u64>,
+    /// Return after this many milliseconds if the command still runs (default 30000); it goes on as a job that the job tool waits for, reads and kills. Servers return as soon as they listen.
+    #[serde(default)]
+    pub yield_ms: Option<u64>,
+    /// Start the command as a job and return at once (a server, a watcher): after its first output, or as soon as it listens on a port
+    #[serde(default)]
+    pub background: Option<bool>,
     /// What reading the arguments changed or ignored; the result says it.
     #[serde(skip)]
     #[schemars(skip)]
@@ -57,6 +63,9 @@ pub struct ArgumentNotes {
     pub timeout_zero: bool,
     /// Arguments ignored, by name in sorted order.
     pub ignored: Vec<String>,
+    /// The name the call asked to run in the background by (`run_in_background`, `background`), for
+    /// a refusal where nothing can run in the background.
+    pub background_flag: Option<String>,
 }
 
 impl ArgumentNotes {
@@ -105,6 +114,9 @@ const TIMEOUT_MS_ALIASES: &[&str] = &["timeout_ms", "timeoutMs"];
 
 /// Other names for `timeout` in seconds.
 const TIMEOUT_SECS_ALIASES: &[&str] = &["timeout_secs", "timeout_seconds", "timeoutSecs"];
+
+/// The yield time in milliseconds, as callers name it (Codex: `yield_time_ms`).
+const YIELD_ALIASES: &[&str] = &["yield_ms", "yieldMs", "yield_time_ms"];
 
 /// Requests to leave the command running after the call returns.
 const BACKGROUND_FLAGS: &[&str] = &["run_in_background", "background", "is_background"];
@@ -187,8 +199,13 @@ pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
             }
             _ if BACKGROUND_FLAGS.contains(&name) => {
                 if read_flag(name, value)? {
-                    return Err(ArgumentError::Background(name.to_string()));
+                    params.background = Some(true);
+                    notes.background_flag = Some(name.to_string());
                 }
+            }
+            _ if YIELD_ALIASES.contains(&name) => {
+                let number = read_number(name, value, "a number of milliseconds")?;
+                params.yield_ms = Some(number.value_in_ms().min(u64::MAX as f64) as u64);
             }
             _ => notes.ignored.push(name.to_string()),
         }
@@ -232,6 +249,14 @@ struct Number {
 }
 
 impl Number {
+    /// The value in milliseconds, a plain number being milliseconds.
+    fn value_in_ms(self) -> f64 {
+        match self.unit {
+            Unit::Seconds => self.value * 1000.0,
+            Unit::Milliseconds | Unit::Plain => self.value,
+        }
+    }
+
     /// The value in seconds, a plain number being seconds.
     fn value_in_seconds(self) -> f64 {
         match self.unit {
@@ -441,10 +466,12 @@ mod tests {
     }
 
     #[test]
-    fn a_background_request_is_refused_with_what_to_do() {
-        let e = read_arguments(&json!({"command": "npm run dev", "run_in_background": true})).unwrap_err();
-        assert!(e.to_string().starts_with("Not run: `run_in_background` is not supported"), "{e}");
-        assert!(read_arguments(&json!({"command": "ls", "run_in_background": false})).is_ok());
+    fn a_background_request_is_read_under_any_of_its_names_and_yield_times_in_milliseconds() {
+        let p = read(json!({"command": "npm run dev", "run_in_background": true}));
+        assert_eq!((p.background, p.notes.background_flag.as_deref()), (Some(true), Some("run_in_background")));
+        assert_eq!(read(json!({"command": "ls", "run_in_background": false})).background, None);
+        assert_eq!(read(json!({"command": "ls", "yield_time_ms": 5000})).yield_ms, Some(5000));
+        assert_eq!(read(json!({"command": "ls", "yieldMs": "2s"})).yield_ms, Some(2000));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::exec::{Flow, OutputConsumer};
+use crate::job::{Job, YieldPlan};
 use crate::sink::OutputSink;
 use crate::view::{model_view, View, ViewOptions};
 
@@ -31,6 +32,8 @@ pub struct Feed<'a> {
     on_update: Option<UpdateCallback<'a>>,
     last_update: Option<Instant>,
     view: ViewOptions,
+    /// When the call yields, and its job afterwards (tool calls of a front that can yield).
+    yielding: Option<YieldPlan<'a>>,
 }
 
 impl<'a> Feed<'a> {
@@ -47,6 +50,7 @@ impl<'a> Feed<'a> {
             on_update: None,
             last_update: None,
             view,
+            yielding: None,
         }
     }
 
@@ -75,6 +79,17 @@ impl<'a> Feed<'a> {
     pub fn on_update(mut self, f: Option<UpdateCallback<'a>>) -> Self {
         self.on_update = f;
         self
+    }
+
+    /// The call may yield (see [`crate::job`]).
+    pub(crate) fn yielding(mut self, plan: Option<YieldPlan<'a>>) -> Self {
+        self.yielding = plan;
+        self
+    }
+
+    /// The job the call became, when it yielded.
+    pub(crate) fn job(&self) -> Option<&std::sync::Arc<Job>> {
+        self.yielding.as_ref().and_then(YieldPlan::job)
     }
 
     pub fn into_sink(self) -> OutputSink {
@@ -113,6 +128,9 @@ impl<'a> Feed<'a> {
     /// Sink, live chunk and live view: where every byte read goes.
     fn deliver(&mut self, chunk: &[u8]) {
         self.sink.push(chunk);
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.output(&mut self.sink, chunk);
+        }
         if let Some(on_chunk) = self.on_chunk.as_mut() {
             on_chunk(chunk);
         }
@@ -223,6 +241,22 @@ impl OutputConsumer for Feed<'_> {
 
     fn output_left_open(&mut self) {
         self.output_left_open = true;
+    }
+
+    fn started(&mut self, shell: i32) {
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.started(shell);
+        }
+    }
+
+    fn next_tick(&self) -> Option<Instant> {
+        self.yielding.as_ref().map(YieldPlan::next_tick)
+    }
+
+    fn tick(&mut self) {
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.tick(&mut self.sink);
+        }
     }
 
     fn consume(&mut self, chunk: &[u8]) -> Flow {

@@ -62,6 +62,8 @@ mod excerpt;
 mod exec;
 mod feed;
 mod intercept;
+mod job;
+mod job_tool;
 mod json;
 mod lines;
 mod locked_file;
@@ -96,9 +98,11 @@ pub use arguments::{params_schema, read_arguments, read_count_field, ArgumentErr
 pub use cancel::CancelToken;
 pub use exec::pty::{PtyControl, PtySize, ToolUi};
 pub use feed::{ChunkCallback, UpdateCallback, UPDATE_INTERVAL};
+pub use job::{JobId, JobInfo, JobState, Jobs};
+pub use job_tool::{job_params_schema, read_job_arguments, JobAction, JobArgumentError, JobParams};
 pub use outcome::{signal_name, Outcome};
 pub use runtime::{Runtime, RuntimeBuilder};
-pub use tool::{details_schema, BashTool, CallContext};
+pub use tool::{details_schema, BashTool, CallContext, Yielding};
 
 // What a call returns: the text, and the details that say the same as data.
 pub use excerpt::ErrorLines;

@@ -23,7 +23,7 @@ use crate::outcome::Outcome;
 use crate::validate::Timeout;
 pub(crate) use needs_input::gives_itself_input;
 pub use notices::{append_notices, refused};
-pub(crate) use notices::{shape_tool_result, timed_out_notice};
+pub(crate) use notices::{prepend_ended, shape_tool_result, shape_yielded, timed_out_notice};
 pub(crate) use output::{shape_output, Limits, RunReport};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
@@ -145,6 +145,15 @@ pub struct Details {
     /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The job this result is about: the one a yielded call became, or the one a `job` call read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<crate::job::JobInfo>,
+    /// A `job` list: every job of the session.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::job::JobInfo>,
+    /// Jobs that ended since the model last heard of them (their notices come first in the text).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs_ended: Vec<crate::job::JobInfo>,
 }
 
 /// A trailing `| head`/`| tail` stage that became a structured limit.

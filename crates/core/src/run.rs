@@ -11,14 +11,15 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactBudget, ArtifactDir, NewArtifact};
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
 use crate::exec::{compose, CwdMode, ExecError, ExecRequest, ShellError, StatusMode};
 use crate::feed::{ChunkCallback, Feed, UpdateCallback};
-use crate::result::{Limits, RunReport};
+use crate::job::{JobStart, YieldPlan, YieldReason};
+use crate::result::{shape_yielded, Details, Limits, RunReport, ToolResult};
 use crate::runtime::Runtime;
 use crate::sink::{OutputSink, Spill};
 use crate::validate::Timeout;
@@ -47,6 +48,20 @@ pub(crate) struct RunSpec<'a, 'f> {
     pub on_chunk: Option<ChunkCallback<'f>>,
     /// Throttled model views of the output so far.
     pub on_update: Option<UpdateCallback<'f>>,
+    /// When the call may return before its command ends (a front that can yield).
+    pub yielding: Option<YieldSpec<'f>>,
+}
+
+/// How a call yields: when, and what its yielded result carries besides the output so far.
+pub(crate) struct YieldSpec<'f> {
+    /// After the call's start; `None`: only a listening socket makes it yield.
+    pub after: Option<Duration>,
+    /// The caller's id of the call, so that an abort of it finds the job.
+    pub call_id: Option<String>,
+    /// Gets the yielded result, once, on the call's thread.
+    pub on_yield: Box<dyn FnOnce(ToolResult) + 'f>,
+    /// The details the call has so far (notes on its arguments), for the yielded result.
+    pub details: Details,
 }
 
 /// Why a command could not be run at all (a command that failed is a report, not an error).
@@ -104,7 +119,23 @@ pub(crate) fn run_on<'a>(
     // would have kept the stage in the command).
     let extracted_tail =
         spec.limits.tail.filter(|_| spec.status == StatusMode::ExtractedLastStage && spec.stop_after.is_none());
+    let plan = match spec.yielding {
+        Some(y) => {
+            let shown = Shown {
+                command: spec.command.to_string(),
+                cwd: spec.cwd.to_path_buf(),
+                timeout: spec.timeout,
+                limits: spec.limits,
+                view,
+                budget: settings.view_budget(false),
+                artifacts_available: spec.artifacts.is_some(),
+            };
+            Some(yield_plan(runtime, y, shown, spec.cancel))
+        }
+        None => None,
+    };
     let mut feed = Feed::new(sink, view)
+        .yielding(plan)
         .stop_after(spec.stop_after)
         .tail_of_stdout(extracted_tail, settings.max_output_bytes.max(64 * 1024))
         .on_chunk(spec.on_chunk)
@@ -136,6 +167,7 @@ pub(crate) fn run_on<'a>(
         // The head limit was applied to stdout at the source: every line read is what bash shows.
         limits.head = Some(u64::MAX);
     }
+    let job = feed.job().cloned();
     let mut sink = feed.into_sink();
     // An error result may have a smaller budget than the sink kept (a client that cuts errors
     // shorter): an output that fits the sink but not that budget is kept whole too.
@@ -150,6 +182,10 @@ pub(crate) fn run_on<'a>(
     }
     let output = sink.finish();
     settle_spill(runtime, spec.artifacts, output.spill(), &hold);
+    if let Some(job) = &job {
+        job.set_artifact(output.spill().artifact());
+        job.end(execution.outcome, execution.duration);
+    }
     Ok(RunReport {
         output,
         limits,
@@ -170,7 +206,55 @@ pub(crate) fn run_on<'a>(
         background_stopped: runtime.is_single_call(),
         stdin_null,
         waiting_for_input: execution.waiting_for_input,
+        job: job.map(|j| j.info()),
     })
+}
+
+/// What a yielded result shows the output with: the call's own view of it.
+struct Shown {
+    command: String,
+    cwd: PathBuf,
+    timeout: crate::validate::Timeout,
+    limits: Limits,
+    view: ViewOptions,
+    budget: usize,
+    artifacts_available: bool,
+}
+
+/// The plan of a call that may yield: at its time (or when it listens), a job is made of it and the
+/// caller gets the output so far, shaped as the call's result would be, with where the job is.
+fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel: &CancelToken) -> YieldPlan<'f> {
+    let started = Instant::now();
+    let deadline = started.checked_add(shown.timeout.duration());
+    let (runtime, cancel) = (Arc::clone(runtime), cancel.clone());
+    let YieldSpec { after, call_id, on_yield, details } = y;
+    let fire = Box::new(move |sink: &OutputSink, reason: YieldReason| {
+        let window = runtime.settings().sink_config(None);
+        let job = runtime.jobs().add(JobStart {
+            command: shown.command.clone(),
+            call_id,
+            started,
+            deadline,
+            cancel,
+            window,
+            lines_before: sink.total_lines(),
+            bytes_before: sink.total_bytes(),
+            artifact: sink.spilled_to(),
+        });
+        if let YieldReason::Listening(addresses) = reason {
+            job.set_listening(addresses);
+        }
+        let report = RunReport {
+            limits: shown.limits,
+            duration_ms: started.elapsed().as_millis() as u64,
+            artifacts_available: shown.artifacts_available,
+            job: Some(job.info()),
+            ..RunReport::of_output(sink.snapshot(), &shown.cwd, shown.timeout, shown.budget, shown.view)
+        };
+        on_yield(shape_yielded(report, details, runtime.jobs().take_unseen_ends()));
+        job
+    });
+    YieldPlan::new(after.and_then(|after| started.checked_add(after)), fire)
 }
 
 /// Allocates artifacts in the session's directory, capped at `artifacts.maxBytes` and growing only as

@@ -44,6 +44,8 @@ pub struct Runtime {
     warnings: Vec<String>,
     /// Closed right after its one call: what a command leaves running is stopped then.
     single_call: bool,
+    /// Commands that outlived their call.
+    jobs: crate::job::Jobs,
 }
 
 /// `extra` as given to [`Runtime::command_env`], and the variables built for it.
@@ -162,6 +164,7 @@ impl RuntimeBuilder {
             state_refused,
             warnings,
             single_call: self.single_call,
+            jobs: crate::job::Jobs::default(),
             settings: Arc::new(settings),
         })
     }
@@ -244,6 +247,7 @@ impl Runtime {
     /// (background servers included) — SIGTERM, `grace`, then SIGKILL. Returns how many processes were
     /// signalled. Later calls still work (they start new shells); see [`Runtime::close`] for the end.
     pub fn shutdown(&self, grace: Duration) -> usize {
+        self.jobs.kill_all();
         self.executor.shutdown();
         self.reaper.terminate_all(grace, false)
     }
@@ -253,8 +257,14 @@ impl Runtime {
     /// snapshot's warm-up, say, when a server ends right after it began). For a front that is
     /// exiting; dropping the runtime does the same with no grace.
     pub fn close(&self, grace: Duration) -> usize {
+        self.jobs.kill_all();
         self.executor.shutdown();
         self.reaper.terminate_all(grace, true)
+    }
+
+    /// The commands that outlived their call (see [`crate::job`]).
+    pub fn jobs(&self) -> &crate::job::Jobs {
+        &self.jobs
     }
 
     /// The token in `BASHRT_RUNTIME` of every process this runtime starts.

@@ -148,6 +148,7 @@ impl PartialEq for Excerpt {
 impl Eq for Excerpt {}
 
 /// The streaming state; fed every chunk by the sink.
+#[derive(Clone)]
 pub(crate) struct Scanner {
     set: Arc<SignatureSet>,
     head: Vec<u8>,

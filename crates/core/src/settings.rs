@@ -57,6 +57,10 @@ pub struct Settings {
     pub command_prefix: Option<String>,
     /// `bash.defaultTimeout`: seconds, when a call gives none.
     pub default_timeout_secs: f64,
+    /// `bash.yieldMs`: how long a tool call of a front that can yield (RPC, MCP, the terminal UI)
+    /// waits for its command before returning it as a running job; a call's `yield_ms` overrides it.
+    /// `bashrt run` never yields.
+    pub yield_ms: u64,
     /// `bash.maxOutputBytes`: size of the model-visible tail.
     pub max_output_bytes: usize,
     /// `bash.maxErrorOutputBytes`: the view's size when the result is an error, for a client that
@@ -89,6 +93,9 @@ pub struct Settings {
     pub error_signatures: Arc<SignatureSet>,
 }
 
+/// `bash.yieldMs` by default: below the 60 s a client waits for a tool call by default (MCP's).
+pub const DEFAULT_YIELD_MS: u64 = 30_000;
+
 /// Default of `artifacts.maxBytes`: enough for any build log a person would read, small enough that a
 /// runaway `yes` cannot fill a disk.
 pub const DEFAULT_MAX_ARTIFACT_BYTES: u64 = 256 * 1024 * 1024;
@@ -106,6 +113,7 @@ impl Default for Settings {
             shell_path: None,
             command_prefix: None,
             default_timeout_secs: 300.0,
+            yield_ms: DEFAULT_YIELD_MS,
             max_output_bytes: DEFAULT_MAX_BYTES,
             max_error_output_bytes: None,
             max_line_chars: 4000,
@@ -231,6 +239,7 @@ impl Settings {
                         bad(&format!("expected a number of seconds in {MIN_TIMEOUT_SECS}..={MAX_TIMEOUT_SECS}"))
                     })?
             }
+            "bash.yieldMs" => self.yield_ms = in_range(&value, YIELD_MS).map_err(|e| bad(&e))?,
             "bash.maxOutputBytes" => {
                 self.max_output_bytes = in_range(&value, VIEW_BYTES).map_err(|e| bad(&e))? as usize
             }
@@ -367,6 +376,8 @@ const VIEW_BYTES: Range = (1024, 16 * 1024 * 1024);
 const LINE_CHARS: Range = (16, 1024 * 1024);
 /// `bash.killGraceMs`: at most a minute between SIGTERM and SIGKILL.
 const KILL_GRACE_MS: Range = (0, 60_000);
+/// `bash.yieldMs`: 100 ms to an hour (the longest timeout).
+const YIELD_MS: Range = (100, 3_600_000);
 /// `artifacts.maxBytes`: 4 KiB to 1 TiB.
 const ARTIFACT_BYTES: Range = (4096, 1 << 40);
 /// `state.maxBytes`: 1 MiB to 1 PiB.

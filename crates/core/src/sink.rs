@@ -82,6 +82,16 @@ pub enum Spill {
     },
 }
 
+impl Spill {
+    /// The artifact written, when one was.
+    pub fn artifact(&self) -> Option<ArtifactId> {
+        match self {
+            Spill::Written { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+}
+
 /// The first lines of the output, kept because the tail forgets them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Head {
@@ -170,6 +180,13 @@ impl SinkOutput {
     }
 
     /// The first bytes and the error index, when [`SinkConfig::signatures`] asked for them.
+    /// The same output, its full copy said to be in `spill` (a job's view of the output since the
+    /// model's last read points at the job's artifact).
+    pub(crate) fn with_spill(mut self, spill: Spill) -> SinkOutput {
+        self.spill = spill;
+        self
+    }
+
     pub(crate) fn excerpt(&self) -> Option<&Excerpt> {
         self.excerpt.as_ref()
     }
@@ -221,6 +238,7 @@ pub struct OutputSink {
     spill: SpillState,
 }
 
+#[derive(Clone)]
 struct HeadCapture {
     wanted: u64,
     bytes: Vec<u8>,
@@ -311,6 +329,57 @@ impl OutputSink {
     /// or without an allocator.
     pub fn ensure_spilled(&mut self) {
         self.start_spill(0);
+    }
+
+    /// Writes what the spill file's buffer holds, so that a reader of the artifact sees every byte
+    /// pushed so far: a job's artifact is read while its command still runs. A write error moves the
+    /// spill to failed, as in `push`.
+    pub(crate) fn flush_spill(&mut self) {
+        if let SpillState::Active(spill) = &mut self.spill {
+            if let Err(e) = std::io::Write::flush(&mut spill.writer) {
+                self.spill = SpillState::Failed { reason: failure("writing", &spill.path, &e), id: Some(spill.id) };
+            }
+        }
+    }
+
+    /// What [`OutputSink::finish`] would report now, the sink going on: a yielded call's view of the
+    /// output so far. The spill is reported as written up to now (flush it first).
+    pub(crate) fn snapshot(&self) -> SinkOutput {
+        let clone = OutputSink {
+            max_bytes: self.max_bytes,
+            buf: self.buf.clone(),
+            total_bytes: self.total_bytes,
+            newlines: self.newlines,
+            ends_with_newline: self.ends_with_newline,
+            line_chars: self.line_chars,
+            last_line_chars: self.last_line_chars,
+            head: self.head.clone(),
+            scanner: self.scanner.clone(),
+            allocator: None,
+            spill: SpillState::NotStarted,
+        };
+        let spill = match &self.spill {
+            SpillState::NotStarted => Spill::None,
+            SpillState::Failed { reason, id } => Spill::Failed { reason: reason.clone(), id: *id },
+            SpillState::Active(file) => {
+                let kept = file.writer.kept();
+                Spill::Written {
+                    id: file.id,
+                    path: file.path.clone(),
+                    bytes: kept.stream_bytes,
+                    dropped: kept.dropped_bytes,
+                }
+            }
+        };
+        clone.finish().with_spill(spill)
+    }
+
+    /// The artifact the output is being written to, once spilling started.
+    pub(crate) fn spilled_to(&self) -> Option<ArtifactId> {
+        match &self.spill {
+            SpillState::Active(file) => Some(file.id),
+            _ => None,
+        }
     }
 
     /// Bytes pushed so far.

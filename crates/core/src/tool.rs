@@ -4,19 +4,23 @@
 //! The tool never panics and never returns a Rust error for something the command or its caller did:
 //! every outcome, refusals included, is a [`ToolResult`].
 
+use std::ops::Not;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
+use crate::arguments::ArgumentError;
 use crate::arguments::BashParams;
 use crate::artifact::ArtifactDir;
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
 use crate::exec::{CwdMode, StatusMode};
-use crate::feed::UpdateCallback;
+use crate::feed::{ChunkCallback, UpdateCallback};
 use crate::intercept::Interceptor;
+use crate::job_tool::JobParams;
 use crate::normalize::{normalize_bash_command, LimitKind};
-use crate::result::{refused, shape_tool_result, Details, Limits, Normalization, ToolResult};
-use crate::run::{run_on, RunSpec};
+use crate::result::{prepend_ended, refused, shape_tool_result, Details, Limits, Normalization, ToolResult};
+use crate::run::{run_on, RunSpec, YieldSpec};
 use crate::runtime::Runtime;
 use crate::settings::Settings;
 use crate::validate::{check_command, resolve_cwd, Timeout};
@@ -41,6 +45,22 @@ pub struct CallContext<'a> {
     /// Called with the model view of the output so far, at most every [`UPDATE_INTERVAL`](crate::UPDATE_INTERVAL).
     pub on_update: Option<UpdateCallback<'a>>,
 }
+
+/// How a call may return before its command ends, for a front that can answer early (RPC, MCP): see
+/// [`BashTool::execute_yielding`].
+pub struct Yielding<'a> {
+    /// The caller's id of the call (RPC's `toolCallId`): an abort of that id kills the job it became.
+    pub call_id: Option<String>,
+    /// Gets the result of a call that yields, once, on the thread running the call, which goes on
+    /// running the command.
+    pub on_yield: Box<dyn FnOnce(ToolResult) + 'a>,
+}
+
+/// How long a `background` call looks at its command before returning (unless it listens sooner).
+const BACKGROUND_PEEK: Duration = Duration::from_millis(1000);
+
+/// The shortest yield time: a call always gets a moment to finish at once.
+const MIN_YIELD: Duration = Duration::from_millis(100);
 
 /// Who watches a call's output as it arrives.
 enum Watch<'w> {
@@ -83,7 +103,46 @@ impl BashTool {
 
     /// Runs one tool call. Never fails: a refusal (blocked, bad cwd, no shell) is an error result too.
     pub fn execute(&self, params: &BashParams, ctx: CallContext<'_>) -> ToolResult {
-        self.execute_on(params, ctx, Watch::None)
+        self.execute_on(params, ctx, Watch::None, None)
+    }
+
+    /// Runs one tool call that may return before its command ends: once the call has run for its
+    /// yield time (`yield_ms`, else `bash.yieldMs`; a short peek with `background`), or as soon as
+    /// its command listens on a port, `yielding.on_yield` gets the output so far and the id of the
+    /// job the command goes on as; this function returns when the command ends, with the result it
+    /// would have had (its details name the job). Chunks go to `on_chunk` as in
+    /// [`BashTool::execute_streaming`], before and after the yield.
+    pub fn execute_yielding(
+        &self,
+        params: &BashParams,
+        ctx: CallContext<'_>,
+        yielding: Yielding<'_>,
+        on_chunk: Option<ChunkCallback<'_>>,
+    ) -> ToolResult {
+        let watch = match on_chunk {
+            Some(on_chunk) => Watch::Chunks(on_chunk),
+            None => Watch::None,
+        };
+        self.execute_on(params, ctx, watch, Some(yielding))
+    }
+
+    /// Runs one `job` call (list, read, wait, kill) on this runtime's jobs. Never fails: a refusal is
+    /// an error result. `cancel` ends a wait early.
+    pub fn job(&self, params: &JobParams, cancel: &CancelToken) -> ToolResult {
+        let mut result = crate::job_tool::run(&self.runtime, params, cancel);
+        prepend_ended(&mut result, self.runtime.jobs().take_unseen_ends());
+        result
+    }
+
+    /// Kills the job a yielded call with this caller id became; false when there is none running.
+    pub fn kill_job_of_call(&self, call_id: &str) -> bool {
+        match self.runtime.jobs().by_call(call_id) {
+            Some(job) => {
+                job.kill();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Runs one tool call and hands `on_chunk` every raw output chunk as it arrives, always on pipes
@@ -95,7 +154,7 @@ impl BashTool {
         ctx: CallContext<'_>,
         on_chunk: &mut dyn FnMut(&[u8]),
     ) -> ToolResult {
-        self.execute_on(params, ctx, Watch::Chunks(on_chunk))
+        self.execute_on(params, ctx, Watch::Chunks(on_chunk), None)
     }
 
     /// Runs one tool call that a UI shows: `ui` gets the output as it arrives and, when the PTY path is
@@ -104,10 +163,16 @@ impl BashTool {
     /// as typed: a trailing `| head`/`| tail` stage stays in it (a terminal cannot close a pipe early),
     /// while explicit `head`/`tail` parameters still limit what the model sees.
     pub fn execute_with_ui(&self, params: &BashParams, ctx: CallContext<'_>, ui: &mut dyn ToolUi) -> ToolResult {
-        self.execute_on(params, ctx, Watch::Ui(ui))
+        self.execute_on(params, ctx, Watch::Ui(ui), None)
     }
 
-    fn execute_on(&self, params: &BashParams, ctx: CallContext<'_>, watch: Watch<'_>) -> ToolResult {
+    fn execute_on(
+        &self,
+        params: &BashParams,
+        ctx: CallContext<'_>,
+        watch: Watch<'_>,
+        yielding: Option<Yielding<'_>>,
+    ) -> ToolResult {
         let settings = self.runtime.settings();
         let pty = matches!(watch, Watch::Ui(_)) && crate::exec::pty::selected(settings);
         let mut details = Details {
@@ -162,6 +227,27 @@ impl BashTool {
             Err(e) => return refused(e.to_string(), details),
         };
 
+        // Yield: when the front can answer early and the deadline is not sooner.
+        let background = params.background == Some(true);
+        if background && yielding.is_none() {
+            let flag = params.notes.background_flag.clone().unwrap_or_else(|| "background".to_string());
+            return refused(ArgumentError::Background(flag).to_string(), details);
+        }
+        let after = match params.yield_ms {
+            Some(ms) => Duration::from_millis(ms),
+            None => Duration::from_millis(settings.yield_ms),
+        };
+        let after = if background { after.min(BACKGROUND_PEEK) } else { after }.max(MIN_YIELD);
+        // A yield time past the deadline never comes (the deadline kills first); a listening server
+        // still brings the call back.
+        let after = (after < timeout.duration()).then_some(after);
+        let yielding = yielding.filter(|_| pty.not()).map(|y| YieldSpec {
+            after,
+            call_id: y.call_id,
+            on_yield: y.on_yield,
+            details: details.clone(),
+        });
+
         // Run: allocate the artifact lazily, execute, sink.
         let status = if details.normalization.is_some() { StatusMode::ExtractedLastStage } else { StatusMode::AsIs };
         let (terminal, mut watcher) = match watch {
@@ -187,6 +273,7 @@ impl BashTool {
             cancel: &ctx.cancel,
             on_chunk: if watched { Some(&mut forward) } else { None },
             on_update: ctx.on_update.map(|f| f as &mut dyn FnMut(&str)),
+            yielding,
         };
         let report = match run_on(&self.runtime, spec, terminal) {
             Ok(report) => report,
@@ -195,7 +282,12 @@ impl BashTool {
 
         // Shape.
         details.shell = Some(report.shell.to_string());
-        shape_tool_result(report, details)
+        let yielded = report.job.is_some();
+        let mut result = shape_tool_result(report, details);
+        if !yielded {
+            prepend_ended(&mut result, self.runtime.jobs().take_unseen_ends());
+        }
+        result
     }
 }
 

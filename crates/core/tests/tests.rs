@@ -16,6 +16,7 @@ mod fidelity;
 mod fuzz_findings;
 mod fuzz_invariants;
 mod intercept;
+mod jobs;
 mod module_graph;
 mod normalize;
 mod pool_escape;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use bashrt_core::{read_arguments, CallContext, CancelToken, ToolResult};
+use bashrt_core::{read_arguments, read_job_arguments, BashParams, CallContext, CancelToken, ToolResult, Yielding};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -32,12 +32,15 @@ pub async fn bash(
         Ok(cancel) => cancel,
         Err(e) => return state.shape.refusal(format!("cannot create a cancel token: {e}")),
     };
+    let command = params.command.clone();
     let running = match state.calls.register(cancel.clone()) {
         Ok(running) => running,
         Err(refused) => return state.shape.refusal(refused.to_string()),
     };
     let progress = context.meta.get_progress_token().map(|token| Progress::start(context.peer.clone(), token));
     let tail = progress.as_ref().map(Progress::tail);
+    // The yielded result comes through this channel; the call's thread goes on with the command.
+    let (yielded_tx, yielded_rx) = tokio::sync::oneshot::channel::<ToolResult>();
     let job = {
         let (state, cancel) = (state.clone(), cancel.clone());
         move || {
@@ -48,38 +51,89 @@ pub async fn bash(
                 cancel,
                 on_update: None,
             };
+            let on_yield = Box::new(move |result: ToolResult| {
+                let _ = yielded_tx.send(result);
+            });
+            let yielding = Yielding { call_id: None, on_yield };
             let result = match tail {
-                Some(tail) => state.tool.execute_streaming(&params, ctx, &mut |chunk| tail.push(chunk)),
-                None => state.tool.execute(&params, ctx),
+                Some(tail) => {
+                    state.tool.execute_yielding(&params, ctx, yielding, Some(&mut |chunk: &[u8]| tail.push(chunk)))
+                }
+                None => state.tool.execute_yielding(&params, ctx, yielding, None),
             };
             (params, result)
         }
     };
     let mut handle = tokio::task::spawn_blocking(job);
-    let joined = tokio::select! {
-        joined = &mut handle => joined,
+    let ended = tokio::select! {
+        joined = &mut handle => Ended::Joined(joined),
+        Ok(result) = yielded_rx => Ended::Yielded(result),
         () = context.ct.cancelled() => {
             // The client cancelled (or the server is shutting down): kill the tree, then wait for the
             // executor to report it gone.
             cancel.cancel();
-            handle.await
+            Ended::Joined(handle.await)
         }
     };
     if let Some(progress) = progress {
         progress.finish().await;
     }
     drop(running);
-    match joined {
-        Ok((params, result)) => {
+    match ended {
+        // The command goes on as a job on the blocking thread; its end is the job's.
+        Ended::Yielded(result) => {
+            if let Some(id) = result.details.job.as_ref().and_then(|j| j.artifact_id) {
+                state.commands.record(id.0, command.trim());
+            }
+            to_protocol(result, &state.shape)
+        }
+        Ended::Joined(Ok((params, result))) => {
             if let Some(id) = artifact_of(&result) {
                 state.commands.record(id, params.command.trim());
             }
             to_protocol(result, &state.shape)
         }
-        Err(e) => {
+        Ended::Joined(Err(e)) => {
             tracing::error!("a bash call failed: {e}");
             state.shape.refusal(format!("the call failed inside bashrt: {e}"))
         }
+    }
+}
+
+/// How a `bash` call came back: its command ended (or the blocking thread failed), or it yielded.
+enum Ended {
+    Joined(Result<(BashParams, ToolResult), tokio::task::JoinError>),
+    Yielded(ToolResult),
+}
+
+/// Runs one `job` call; a cancel from the client ends a wait.
+pub async fn job(
+    state: Arc<State>,
+    arguments: Option<JsonObject>,
+    context: RequestContext<RoleServer>,
+) -> CallToolResult {
+    let params = match read_job_arguments(&Value::Object(arguments.unwrap_or_default())) {
+        Ok(params) => params,
+        Err(e) => return state.shape.refusal(e.to_string()),
+    };
+    let cancel = match CancelToken::new() {
+        Ok(cancel) => cancel,
+        Err(e) => return state.shape.refusal(format!("cannot create a cancel token: {e}")),
+    };
+    let handle = {
+        let (state, cancel) = (state.clone(), cancel.clone());
+        tokio::task::spawn_blocking(move || state.tool.job(&params, &cancel))
+    };
+    let joined = tokio::select! {
+        joined = handle => joined,
+        () = context.ct.cancelled() => {
+            cancel.cancel();
+            return state.shape.refusal("[Wait cancelled]".to_string());
+        }
+    };
+    match joined {
+        Ok(result) => to_protocol(result, &state.shape),
+        Err(e) => state.shape.refusal(format!("the call failed inside bashrt: {e}")),
     }
 }
 

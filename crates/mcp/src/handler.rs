@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::call;
 use crate::resources::{self, ResourceError};
 use crate::state::State;
-use crate::tools::{read_limit, ReadOutputDetails, ReadOutputParams, BASH_TOOL, READ_OUTPUT_TOOL};
+use crate::tools::{read_limit, ReadOutputDetails, ReadOutputParams, BASH_TOOL, JOB_TOOL, READ_OUTPUT_TOOL};
 
 /// The protocol versions this server speaks (older ones included, for older clients).
 const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -85,9 +85,10 @@ impl ServerHandler for Handler {
         let result = match request.name.as_ref() {
             BASH_TOOL => call::bash(self.state.clone(), request.arguments, context).await,
             READ_OUTPUT_TOOL => self.read_output(request.arguments).await,
+            JOB_TOOL => call::job(self.state.clone(), request.arguments, context).await,
             other => {
                 return Err(ErrorData::invalid_params(
-                    format!("Unknown tool: {other} (this server has {BASH_TOOL} and {READ_OUTPUT_TOOL})"),
+                    format!("Unknown tool: {other} (this server has {BASH_TOOL}, {JOB_TOOL} and {READ_OUTPUT_TOOL})"),
                     None,
                 ))
             }

@@ -15,6 +15,9 @@ use crate::shape::ResultShape;
 /// The name of the tool that runs a command.
 pub const BASH_TOOL: &str = "bash";
 
+/// The name of the tool that follows, reads and kills the jobs `bash` calls became.
+pub const JOB_TOOL: &str = "job";
+
 /// The name of the tool that reads a window of an earlier output.
 pub const READ_OUTPUT_TOOL: &str = "read_output";
 
@@ -119,7 +122,7 @@ pub struct ReadOutputDetails {
 /// The tools, built once per server: with their `outputSchema` when the details go in
 /// `structuredContent` ([`ResultShape::structured`]).
 pub fn list(settings: &Settings, shape: &ResultShape) -> Vec<Tool> {
-    let mut tools = vec![bash_tool(settings), read_output_tool(settings)];
+    let mut tools = vec![bash_tool(settings), read_output_tool(settings), job_tool(settings)];
     if !shape.structured {
         for tool in &mut tools {
             tool.output_schema = None;
@@ -148,14 +151,19 @@ fn bash_tool(settings: &Settings) -> Tool {
         view.push_str(&format!(" ({} when the command fails)", format_size(settings.view_budget(true) as u64)));
     }
     let timeout = settings.default_timeout_secs;
+    let yield_secs = settings.yield_ms as f64 / 1000.0;
     let description = format!(
         "Run a bash command and get its output (stdout and stderr together).\n\
 \n\
 State: commands of this connection run in one long-lived bash, so variables, functions, aliases and \
 shell options persist from one call to the next (calls sent at once each get that state). The working \
 directory does not: every call starts in `cwd` (default: the directory the server started in), so pass \
-`cwd` or write `cd dir && ...` in the same call. stdin is /dev/null: a command must not wait for input. \
-A background process (`cmd > log 2>&1 &`) keeps running; the result says how many are left.\n\
+`cwd` or write `cd dir && ...` in the same call. stdin is /dev/null: a command must not wait for input.\n\
+\n\
+Long commands: a command still running after `yield_ms` (default {yield_secs} s) goes on as a job: the \
+result shows its output so far and its job id, and the `{JOB_TOOL}` tool waits for it, reads its new output \
+and kills it. A server returns as soon as it listens on a port; `background: true` returns after a short \
+look. `timeout` still ends the command, job or not.\n\
 \n\
 Output: at most {view} is shown. A longer output shows its first lines, the lines that look like errors \
 or warnings, and its last lines, followed by a notice naming an artifact (`artifact://N`) that holds the \
@@ -193,6 +201,22 @@ narrow the window for more. Works on outputs of any size (a 100 MB build log inc
         .with_title("Read command output")
         .with_raw_output_schema(object(portable(schema_of::<ReadOutputDetails>(true))));
     tool.annotations = Some(ToolAnnotations::new().read_only(true).open_world(false));
+    tool.meta = Some(tool_meta(result_chars(settings)));
+    tool
+}
+
+fn job_tool(settings: &Settings) -> Tool {
+    let description = format!(
+        "Follow the jobs `{BASH_TOOL}` calls became (a command still running at its yield time, a server, a \
+`background` call). `wait` returns when the job ends, or as soon as a new output line matches `until` (a \
+regular expression) or it listens on `port`, at most `timeout` seconds (default 30), with the output \
+printed since the last read; `read` returns that output at once; `kill` stops the job; `list` shows every \
+job and its state. The end of a job that was not read is told once, at the start of the next result.",
+    );
+    let mut tool = Tool::new(JOB_TOOL, description, object(portable(bashrt_core::job_params_schema())))
+        .with_title("Jobs")
+        .with_raw_output_schema(object(portable(bashrt_core::details_schema())));
+    tool.annotations = Some(ToolAnnotations::new().read_only(false).destructive(true).open_world(false));
     tool.meta = Some(tool_meta(result_chars(settings)));
     tool
 }

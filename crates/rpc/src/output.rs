@@ -54,7 +54,7 @@ struct ToolStart<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     tool_call_id: &'a str,
-    tool_name: &'static str,
+    tool_name: &'a str,
     args: &'a Value,
 }
 
@@ -93,13 +93,29 @@ struct ToolEnd<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     tool_call_id: &'a str,
-    tool_name: &'static str,
+    tool_name: &'a str,
     result: &'a ToolResult,
     is_error: bool,
 }
 
-/// The only tool this server runs.
+/// A job's end: the result its call would have had, for a client that shows it (the model hears of
+/// it through the `job` tool, or first thing in its next result).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JobEnd<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    job_id: u64,
+    tool_call_id: &'a str,
+    result: &'a ToolResult,
+    is_error: bool,
+}
+
+/// The tool that runs commands.
 pub const TOOL_NAME: &str = "bash";
+
+/// The tool that follows, reads and kills the jobs calls of [`TOOL_NAME`] became.
+pub const JOB_TOOL_NAME: &str = "job";
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -146,22 +162,26 @@ impl Output {
     }
 
     pub fn tool_end(&self, tool_call_id: &str, result: &ToolResult) {
-        self.send(&ToolEnd {
-            kind: "tool_execution_end",
-            tool_call_id,
-            tool_name: TOOL_NAME,
-            result,
-            is_error: result.is_error,
-        });
+        self.tool_end_of(TOOL_NAME, tool_call_id, result);
+    }
+
+    /// The end of a call of `tool_name`.
+    pub fn tool_end_of(&self, tool_name: &str, tool_call_id: &str, result: &ToolResult) {
+        self.send(&ToolEnd { kind: "tool_execution_end", tool_call_id, tool_name, result, is_error: result.is_error });
+    }
+
+    /// `job_end`: the command of a call that yielded ended.
+    pub fn job_end(&self, job_id: u64, tool_call_id: &str, result: &ToolResult) {
+        self.send(&JobEnd { kind: "job_end", job_id, tool_call_id, result, is_error: result.is_error });
     }
 
     /// The accepted response of a `tool_call` and its `tool_execution_start`, in one write (they always
     /// come together, and a write per line is a large part of a quick call's cost).
-    pub fn tool_accepted(&self, id: Option<&Value>, tool_call_id: &str, args: &Value) {
+    pub fn tool_accepted(&self, id: Option<&Value>, tool_name: &str, tool_call_id: &str, args: &Value) {
         let mut lines = Vec::new();
         let accepted =
             Response::<()> { id, kind: "response", command: "tool_call", success: true, data: None, error: None };
-        let start = ToolStart { kind: "tool_execution_start", tool_call_id, tool_name: TOOL_NAME, args };
+        let start = ToolStart { kind: "tool_execution_start", tool_call_id, tool_name, args };
         if append_line(&mut lines, &accepted) && append_line(&mut lines, &start) {
             self.write(&lines);
         }

@@ -63,7 +63,7 @@ async def initialize(session, init):
 
 async def tools(session, init):
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert set(listed) == {"bash", "read_output"}, listed.keys()
+    assert set(listed) == {"bash", "read_output", "job"}, listed.keys()
     cli_schema = json.loads(subprocess.run([BASHRT, "schema"], capture_output=True, check=True).stdout)
     bash = listed["bash"]
     assert bash.input_schema == cli_schema, (bash.input_schema, cli_schema)
@@ -77,6 +77,9 @@ async def tools(session, init):
     assert set(read.input_schema["properties"]) == {"artifactId", "head", "tail", "lines", "grep"}
     assert read.output_schema is None
     assert "format" not in json.dumps([bash.input_schema, read.input_schema])
+    job = listed["job"]
+    assert set(job.input_schema["properties"]) == {"action", "id", "until", "port", "timeout"}, job.input_schema
+    assert "yield_ms" in bash.input_schema["properties"] and "background" in bash.input_schema["properties"]
 
 
 async def structured(session, init):
@@ -126,8 +129,6 @@ async def arguments(session, init):
     assert details(result)["ignoredArguments"] == ["sudo", "wait_for_previous"]
     result = await session.call_tool("bash", {"command": "seq 5", "tail": "2", "description": "count"})
     assert text(result).startswith("4\n5\n"), text(result)
-    result = await session.call_tool("bash", {"command": "npm run dev", "run_in_background": True})
-    assert result.is_error and text(result).startswith("Not run: `run_in_background` is not supported"), text(result)
     # The tail limit kept the whole output as artifact 1.
     window = await session.call_tool("read_output", {"artifact_id": 1, "head": "1", "wait_for_previous": False})
     assert not window.is_error and text(window) == "1\n", text(window)
@@ -307,6 +308,45 @@ async def concurrent(session, init):
     assert text(results["writer"]) == "sent\n", text(results["writer"])
 
 
+async def jobs(session, init):
+    gate = os.path.join(WORK, "gate")
+    os.mkfifo(gate)
+    # Past its yield time the call comes back with the output so far; the command goes on as job 1.
+    command = f"echo started; read line < {gate}; echo got $line"
+    result = await session.call_tool("bash", {"command": command, "yield_ms": 300})
+    assert not result.is_error and text(result).startswith("started\n"), text(result)
+    assert "[Still running as job 1 (" in text(result), text(result)
+    assert details(result)["job"]["state"] == "running", details(result)
+    # The job holds the FIFO's read end open: this write does not wait for anyone else.
+    with open(gate, "w") as w:
+        w.write("go\n")
+    with anyio.fail_after(DEADLINE):
+        waited = await session.call_tool("job", {"action": "wait", "id": 1})
+    assert text(waited).startswith("got go\n"), text(waited)
+    assert "[Job 1 exited with code 0 after " in text(waited), text(waited)
+    # A server comes back as soon as it listens, long before its yield time.
+    with anyio.fail_after(DEADLINE):
+        result = await session.call_tool(
+            "bash", {"command": "exec python3 -u -m http.server 0 --bind 127.0.0.1", "yield_ms": 3_000_000}
+        )
+    job = details(result)["job"]
+    assert job["state"] == "listening" and job["id"] == 2, (job, text(result))
+    address = job["listening"][0]
+    assert f"listening on {address}" in text(result), text(result)
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://{address}/", timeout=DEADLINE) as answer:
+        assert answer.status == 200
+    listed = await session.call_tool("job", {"action": "list"})
+    assert text(listed).startswith("job 1: exited with code 0 after "), text(listed)
+    assert f"job 2: running for " in text(listed) and f"listening on {address}" in text(listed), text(listed)
+    killed = await session.call_tool("job", {"action": "kill", "id": "2"})
+    assert "[Job 2 was killed on request after " in text(killed), text(killed)
+    assert "GET / HTTP/1.1" in text(killed), text(killed)
+    wrong = await session.call_tool("job", {"action": "wait", "id": 7})
+    assert wrong.is_error and text(wrong).startswith("No job 7. The jobs are 1 (exited with code 0 after "), text(wrong)
+
+
 async def disconnect_scenario():
     box = {}
     started = anyio.Event()
@@ -349,6 +389,7 @@ SCENARIOS = {
     "artifact": (artifact, []),
     "read_output": (read_output, []),
     "concurrent": (concurrent, []),
+    "jobs": (jobs, []),
 }
 
 

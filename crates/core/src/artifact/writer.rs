@@ -120,6 +120,12 @@ impl ArtifactWriter {
         Ok(())
     }
 
+    /// What the stream holds so far, and how much of it will not be in the file (past the cap; until
+    /// [`ArtifactWriter::finish`] the ring there is not in order).
+    pub(crate) fn kept(&self) -> Kept {
+        Kept { stream_bytes: self.stream, dropped_bytes: self.stream.saturating_sub(self.max_bytes) }
+    }
+
     /// Flushes; past the cap, puts the ring in order behind a marker. Closing is the caller's. After
     /// an error the artifact is given up, as after one of [`ArtifactWriter::write`].
     pub(crate) fn finish(mut self, path: &Path) -> io::Result<(File, Kept)> {

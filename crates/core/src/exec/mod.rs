@@ -167,6 +167,19 @@ pub trait OutputConsumer {
         self.consume(chunk)
     }
 
+    /// The shell running the command has started (a one-shot's, or a long-lived one whose earlier
+    /// calls' processes are in its tree too): for a consumer that looks at the command's processes.
+    fn started(&mut self, _shell: i32) {}
+
+    /// When the consumer wants [`tick`](Self::tick) called next, even if no output comes; `None`:
+    /// never. The executor's wait wakes for it (until the command is done).
+    fn next_tick(&self) -> Option<std::time::Instant> {
+        None
+    }
+
+    /// The time [`next_tick`](Self::next_tick) asked for has come.
+    fn tick(&mut self) {}
+
     /// The call is returning while processes the command left behind still hold its output open:
     /// what they print from now on is not read.
     fn output_left_open(&mut self) {}

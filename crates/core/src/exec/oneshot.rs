@@ -134,6 +134,7 @@ impl Executor for OneShotExecutor {
             out.stdout_split();
             outputs.push(OutputReader::stdout(read));
         }
+        out.started(shell.pid().as_raw());
         let ending = watch_outputs(&mut outputs, &[shell.exit_fd()], cancel, deadline, out)?;
         let (outcome, background) = match ending {
             Ending::Done => {

@@ -64,7 +64,12 @@ pub(crate) fn watch_outputs(
                     watched += 1;
                 }
             }
-            match nix::poll::poll(&mut fds[..watched], time_left(deadline)) {
+            // The consumer's tick, if sooner than the deadline, bounds the wait too.
+            let wake = match (deadline, consumer.next_tick()) {
+                (Some(d), Some(t)) => Some(d.min(t)),
+                (d, t) => d.or(t),
+            };
+            match nix::poll::poll(&mut fds[..watched], time_left(wake)) {
                 Ok(_) => {}
                 Err(Errno::EINTR) => continue,
                 Err(e) => return Err(e.into()),
@@ -92,8 +97,12 @@ pub(crate) fn watch_outputs(
             }
             return Ok(Ending::Done);
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
             return Ok(Ending::DeadlineReached);
+        }
+        if consumer.next_tick().is_some_and(|t| now >= t) {
+            consumer.tick();
         }
         for (output, readable) in outputs.iter_mut().zip(readable) {
             if readable {

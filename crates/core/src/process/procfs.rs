@@ -137,6 +137,24 @@ fn last_pid() -> Option<i32> {
     std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().nth(4)?.parse().ok()
 }
 
+/// The clock tick (the unit of a process's start time, after boot) of `ago` before now, less one
+/// tick for the clock's rounding; 0 when the clock cannot be read (then every process counts).
+pub(crate) fn ticks_before(ago: std::time::Duration) -> u64 {
+    // SAFETY: sysconf reads a constant of the system; it has no memory effects.
+    let hz = match unsafe { libc::sysconf(libc::_SC_CLK_TCK) } {
+        n if n > 0 => n as f64,
+        _ => 100.0,
+    };
+    let uptime = std::fs::read_to_string("/proc/uptime")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse::<f64>().ok());
+    match uptime {
+        Some(secs) => ((secs - ago.as_secs_f64()) * hz).max(0.0) as u64,
+        None => 0,
+    }
+    .saturating_sub(1)
+}
+
 /// `None` when the process is gone (or `/proc` is unreadable).
 pub(crate) fn stat(pid: i32) -> Option<ProcEntry> {
     // The fields up to starttime fit easily: a stat line is ~300 bytes with a 15-byte comm.

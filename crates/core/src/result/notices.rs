@@ -5,6 +5,7 @@
 use super::output::{shape_output, RunReport};
 use super::{Details, Failure, Meta, TextContent, ToolResult};
 use crate::exec::{OneShotReason, ShellEvent};
+use crate::job::JobInfo;
 use crate::outcome::Outcome;
 
 /// The last notice of a command that timed out: `[Command timed out after 1 second]`, `… 2 seconds]`.
@@ -118,9 +119,44 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     details.input_eof = input_eof;
     details.waiting_for_input = report.waiting_for_input.clone();
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
+    details.job = report.job.clone();
     details.artifact_error = shaped.artifact_error;
     details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);
     ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }
+}
+
+/// The result of a call that yielded: the output so far, shaped as the call's result would be, and
+/// where its job is; jobs that ended unseen are told first.
+pub(crate) fn shape_yielded(report: RunReport<'_>, mut details: Details, ended: Vec<JobInfo>) -> ToolResult {
+    let shaped = shape_output(&report);
+    let mut text = shaped.body;
+    if text.is_empty() && !shaped.binary {
+        text = "(no output yet)".to_string();
+    }
+    let mut notices = shaped.notices;
+    notices.extend(details.argument_notices.iter().cloned());
+    if let Some(job) = &report.job {
+        notices.push(crate::job::yield_notice(job));
+    }
+    append_notices(&mut text, &notices);
+    details.duration_ms = report.duration_ms;
+    details.cwd = Some(report.cwd.display().to_string());
+    details.timeout = Some(report.timeout);
+    details.timeout_ms = Some(report.timeout.applied_ms());
+    details.meta = shaped.truncation.map(|truncation| Meta { truncation });
+    details.job = report.job;
+    let mut result = ToolResult { is_error: false, content: vec![TextContent { kind: "text", text }], details };
+    prepend_ended(&mut result, ended);
+    result
+}
+
+/// Puts the notices of jobs that ended unseen at the start of `result`'s text.
+pub(crate) fn prepend_ended(result: &mut ToolResult, ended: Vec<JobInfo>) {
+    let Some(notice) = crate::job::ended_notice(&ended) else { return };
+    if let Some(first) = result.content.first_mut() {
+        first.text = format!("{notice}\n{}", first.text);
+    }
+    result.details.jobs_ended = ended;
 }
 
 /// A call that never ran (blocked, bad cwd, bad arguments, shell missing): an error result with `text`.

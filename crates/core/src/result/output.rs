@@ -66,6 +66,44 @@ pub(crate) struct RunReport<'a> {
     pub stdin_null: bool,
     /// The program that was blocked reading the terminal when the command was killed or cancelled.
     pub waiting_for_input: Option<String>,
+    /// The job the call became when it yielded, as it was when the command ended (or, for a yielded
+    /// result, when the call returned).
+    pub job: Option<crate::job::JobInfo>,
+}
+
+impl<'a> RunReport<'a> {
+    /// A report of output alone, for a view of it while its command still runs (a yielded call, a
+    /// job's new output): no outcome yet, no limits, `max_bytes` of view. Set the rest by update.
+    pub(crate) fn of_output(
+        output: SinkOutput,
+        cwd: &'a Path,
+        timeout: Timeout,
+        max_bytes: usize,
+        view: ViewOptions,
+    ) -> Self {
+        RunReport {
+            output,
+            limits: Limits::default(),
+            outcome: Outcome::Exited { code: 0 },
+            duration_ms: 0,
+            background: 0,
+            cwd,
+            final_cwd: None,
+            timeout,
+            max_bytes,
+            view,
+            artifacts_available: false,
+            shell: ShellEvent::Reused,
+            split: None,
+            extracted_head: None,
+            output_left_open: false,
+            snapshot_problem: None,
+            background_stopped: false,
+            stdin_null: false,
+            waiting_for_input: None,
+            job: None,
+        }
+    }
 }
 
 /// What a run produced, before it becomes a tool result: the model text without status lines, and the

@@ -120,6 +120,18 @@ impl OutputConsumer for ParseErrorPrefix<'_> {
     fn output_left_open(&mut self) {
         self.inner.output_left_open();
     }
+
+    fn started(&mut self, shell: i32) {
+        self.inner.started(shell);
+    }
+
+    fn next_tick(&self) -> Option<std::time::Instant> {
+        self.inner.next_tick()
+    }
+
+    fn tick(&mut self) {
+        self.inner.tick();
+    }
 }
 
 #[cfg(test)]

@@ -301,6 +301,7 @@ impl PersistentShell {
             return self.kill_not_started();
         }
 
+        out.started(self.pid.as_raw());
         let ending = self.wait(output, out, cancel, deadline)?;
         match ending {
             End::Report(report) => {

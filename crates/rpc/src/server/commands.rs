@@ -2,13 +2,14 @@
 //! reading thread) and answer from there; `abort_bash`, `abort`, `get_state` and `list_sessions`
 //! answer at once; `get_history` reads the log on a worker.
 
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 use bashrt_core::{
-    read_arguments, read_window, refused, AgentSession, ArtifactError, BashOptions, CallContext, CancelToken, Details,
-    ReadError, WindowRequest, MAX_READ_BYTES,
+    read_arguments, read_job_arguments, read_window, refused, AgentSession, ArtifactError, BashOptions, CallContext,
+    CancelToken, Details, ReadError, ToolResult, WindowRequest, Yielding, MAX_READ_BYTES,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -16,7 +17,7 @@ use serde_json::Value;
 use super::shared::{lock, CommandError, Kind, SessionEntry, Shared, Slot};
 use super::Inline;
 use crate::live::{LatestText, LiveStream};
-use crate::output::TOOL_NAME;
+use crate::output::{JOB_TOOL_NAME, TOOL_NAME};
 use crate::queue::Place;
 use crate::request::{
     AbortRequest, BashRequest, HistoryRequest, ReadArtifactRequest, SessionOnly, ToolCallRequest, HISTORY_PAGE_MAX,
@@ -138,13 +139,18 @@ fn start_update_pump(
     started.ok().map(|()| wait)
 }
 
-/// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`.
+/// `tool_call`: the accepted response, then `tool_execution_start`, `_update`s and `_end`. A `bash`
+/// call may yield: its `_end` then carries the output so far and the job it became, the command goes
+/// on, and a `job_end` event says how it ended. A `job` call answers with the same events.
 pub(super) fn start_tool_call(
     shared: &Arc<Shared>,
     id: Option<Value>,
     req: ToolCallRequest,
     here: &mut Inline,
 ) -> Result<(), CommandError> {
+    if req.name == JOB_TOOL_NAME {
+        return start_job_call(shared, id, req, here);
+    }
     if req.name != TOOL_NAME {
         return Err(CommandError::UnknownTool(req.name));
     }
@@ -154,7 +160,7 @@ pub(super) fn start_tool_call(
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Tool { tool_call_id: req.tool_call_id.clone() }, Some(cancel.clone()))?;
     // Both lines are out before the job starts, so they always come first.
-    shared.output.tool_accepted(id.as_ref(), &req.tool_call_id, &req.arguments);
+    shared.output.tool_accepted(id.as_ref(), TOOL_NAME, &req.tool_call_id, &req.arguments);
     let tool_call_id = req.tool_call_id.clone();
     let job = {
         let shared = shared.clone();
@@ -167,10 +173,23 @@ pub(super) fn start_tool_call(
             // The call's thread never writes an update itself: a client that stops reading must not
             // hold the command past its deadline or its abort (see `LatestText`).
             let latest = Arc::new(LatestText::default());
-            let mut pump = None;
+            let pump: RefCell<Option<Receiver<()>>> = RefCell::new(None);
+            // Set once the call yielded: its updates stop, its end is out.
+            let yielded = Cell::new(false);
+            let slot = RefCell::new(Some(slot));
+            // The last update goes out before the end event; the id is freed first (once the end
+            // event is out, the client may reuse it).
+            let end = |result: &ToolResult| {
+                latest.finish();
+                if let Some(done) = pump.borrow_mut().take() {
+                    let _ = done.recv();
+                }
+                drop(slot.borrow_mut().take());
+                shared.output.tool_end(&tool_call_id, result);
+            };
             let mut on_update = |text: &str| {
-                if latest.set(text) {
-                    pump = start_update_pump(&shared, &latest, &tool_call_id, update_args.cloned());
+                if !yielded.get() && latest.set(text) {
+                    *pump.borrow_mut() = start_update_pump(&shared, &latest, &tool_call_id, update_args.cloned());
                 }
             };
             let ctx = CallContext {
@@ -180,21 +199,49 @@ pub(super) fn start_tool_call(
                 cancel,
                 on_update: Some(&mut on_update),
             };
-            let result = shared.tool.execute(&params, ctx);
-            latest.finish();
-            // The last update goes out before the end event.
-            if let Some(done) = pump {
-                let _ = done.recv();
+            let on_yield = Box::new(|result: ToolResult| {
+                yielded.set(true);
+                end(&result);
+            });
+            let yielding = Yielding { call_id: Some(tool_call_id.clone()), on_yield };
+            let result = shared.tool.execute_yielding(&params, ctx, yielding, None);
+            match (yielded.get(), result.details.job.as_ref()) {
+                (true, Some(job)) => shared.output.job_end(job.id.0, &tool_call_id, &result),
+                _ => end(&result),
             }
-            // Free the id first: once the end event is out, the client may reuse it.
-            drop(slot);
-            shared.output.tool_end(&tool_call_id, &result);
         }
     };
     // The call was accepted already, so a failure to start ends it as a refused call (the dropped job
     // freed its id).
     if let Err(e) = shared.start("rpc-tool-call", job, here) {
         shared.output.tool_end(&tool_call_id, &refused(e.to_string(), Details::default()));
+    }
+    Ok(())
+}
+
+/// A `job` tool call: list, read, wait or kill; a wait runs on a worker (it may take a while) and an
+/// `abort` of its id ends it.
+fn start_job_call(
+    shared: &Arc<Shared>,
+    id: Option<Value>,
+    req: ToolCallRequest,
+    here: &mut Inline,
+) -> Result<(), CommandError> {
+    let params = read_job_arguments(&req.arguments)?;
+    let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
+    let slot = shared.register(Kind::Tool { tool_call_id: req.tool_call_id.clone() }, Some(cancel.clone()))?;
+    shared.output.tool_accepted(id.as_ref(), JOB_TOOL_NAME, &req.tool_call_id, &req.arguments);
+    let tool_call_id = req.tool_call_id.clone();
+    let job = {
+        let shared = shared.clone();
+        move || {
+            let result = shared.tool.job(&params, &cancel);
+            drop(slot);
+            shared.output.tool_end_of(JOB_TOOL_NAME, &req.tool_call_id, &result);
+        }
+    };
+    if let Err(e) = shared.start("rpc-job-call", job, here) {
+        shared.output.tool_end_of(JOB_TOOL_NAME, &tool_call_id, &refused(e.to_string(), Details::default()));
     }
     Ok(())
 }
@@ -277,8 +324,12 @@ pub(super) fn abort(shared: &Shared, id: Option<&Value>, req: &AbortRequest) -> 
         (Kind::Tool { tool_call_id }, Some(cancel)) if *tool_call_id == req.tool_call_id => Some(cancel),
         _ => None,
     });
-    let Some(cancel) = found else { return Err(CommandError::NoSuchToolCall(req.tool_call_id.clone())) };
-    cancel.cancel();
+    match found {
+        Some(cancel) => cancel.cancel(),
+        // A call that yielded is a job now: aborting it kills the job.
+        None if shared.tool.kill_job_of_call(&req.tool_call_id) => {}
+        None => return Err(CommandError::NoSuchToolCall(req.tool_call_id.clone())),
+    }
     drop(calls);
     shared.output.ok(id, "abort");
     Ok(())
@@ -294,6 +345,8 @@ struct State {
     state_dir: Option<String>,
     running_bash: usize,
     running_tool_calls: Vec<String>,
+    /// The jobs calls became (every session's: they are the server's).
+    jobs: Vec<bashrt_core::JobInfo>,
     /// A summary, not a list: its size must not grow with the session.
     artifacts: bashrt_core::ArtifactSummary,
 }
@@ -321,6 +374,7 @@ pub(super) fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) 
         state_dir: shared.runtime.state_dir().map(|s| s.path().display().to_string()),
         running_bash,
         running_tool_calls,
+        jobs: shared.tool.runtime().jobs().list(),
         artifacts,
     };
     shared.output.ok_with(id, "get_state", &state);

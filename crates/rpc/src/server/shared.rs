@@ -13,7 +13,7 @@ use bashrt_core::{
 };
 
 use super::{Inline, ServerConfig, MAX_RUNNING, MAX_SESSIONS};
-use crate::output::{Output, TOOL_NAME};
+use crate::output::{Output, JOB_TOOL_NAME, TOOL_NAME};
 use crate::queue::SessionQueue;
 use crate::workers::Workers;
 
@@ -138,12 +138,14 @@ impl Shared {
         Ok(Slot { shared: self.clone(), key })
     }
 
+    /// Cancels every running command, the jobs calls became included (they run on workers too).
     pub(super) fn abort_all(&self) {
         for running in lock(&self.calls).running.values() {
             if let Some(cancel) = &running.cancel {
                 cancel.cancel();
             }
         }
+        self.runtime.jobs().kill_all();
         self.wake_queues();
     }
 }
@@ -190,10 +192,12 @@ pub(super) enum CommandError {
     TooManySessions,
     #[error("too many running commands (limit {MAX_RUNNING}); wait for one to end or abort one")]
     Busy,
-    #[error("Unknown tool: {0} (this server runs: {TOOL_NAME})")]
+    #[error("Unknown tool: {0} (this server runs: {TOOL_NAME}, {JOB_TOOL_NAME})")]
     UnknownTool(String),
     #[error(transparent)]
     InvalidArguments(#[from] ArgumentError),
+    #[error(transparent)]
+    InvalidJobArguments(#[from] bashrt_core::JobArgumentError),
     #[error("tool call {0} is already running")]
     DuplicateToolCall(String),
     #[error("no running tool call {0}")]

@@ -1,0 +1,472 @@
+//! The jobs of a runtime: ids handed out once, each job's state under its own lock, and the ends the
+//! model has not been told of.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::artifact::ArtifactId;
+use crate::cancel::CancelToken;
+use crate::outcome::Outcome;
+use crate::sink::{OutputSink, SinkConfig, SinkOutput, Spill};
+
+/// A job's id: a number, unique within its runtime and never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+pub struct JobId(pub u64);
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Where a job is: running (and what it is doing, when bashrt can tell), or how it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum JobState {
+    /// Running; not waiting for input and not listening, as far as the kernel says.
+    Running,
+    /// Running, and a process of it holds a listening TCP socket (a server that is up).
+    Listening,
+    /// Ended by itself with an exit status.
+    Exited,
+    /// Its shell was killed by a signal nobody in bashrt sent.
+    Signalled,
+    /// Its own deadline (`timeout`) passed: its tree was killed.
+    TimedOut,
+    /// Killed on request (`job` kill, an abort, the session's end).
+    Cancelled,
+    /// The runtime lost it (no exit status).
+    Failed,
+}
+
+impl JobState {
+    /// Whether the job has ended.
+    pub fn ended(self) -> bool {
+        !matches!(self, JobState::Running | JobState::Listening)
+    }
+
+    fn of(outcome: Outcome) -> Self {
+        match outcome {
+            Outcome::Exited { .. } => JobState::Exited,
+            Outcome::Signalled { .. } => JobState::Signalled,
+            Outcome::TimedOut => JobState::TimedOut,
+            Outcome::Cancelled => JobState::Cancelled,
+            Outcome::Error => JobState::Failed,
+        }
+    }
+}
+
+/// What a job is, as a list or a result's details show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobInfo {
+    /// The job's id.
+    pub id: JobId,
+    /// The command, as the call gave it.
+    pub command: String,
+    /// Where it is.
+    pub state: JobState,
+    /// Its exit status, once it exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that killed it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// The addresses it listens on (`127.0.0.1:5173`, `[::]:8080`), while it runs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub listening: Vec<String>,
+    /// Since its call started (until its end, once it ended).
+    pub elapsed_ms: u64,
+    /// When its deadline kills it, from now; `None` once it ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_in_ms: Option<u64>,
+    /// The artifact that holds its whole output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact_id: Option<ArtifactId>,
+    /// Bytes and lines of output so far.
+    pub total_bytes: u64,
+    /// Lines of output so far.
+    pub total_lines: u64,
+    /// Bytes printed since the model last read it.
+    pub unread_bytes: u64,
+}
+
+impl JobInfo {
+    /// `running for 45s`, `listening on 127.0.0.1:5173`, `exited with code 1 after 52s`.
+    pub fn describe(&self) -> String {
+        let secs = |ms: u64| format_secs(Duration::from_millis(ms));
+        match self.state {
+            JobState::Running => format!("running for {}", secs(self.elapsed_ms)),
+            JobState::Listening => {
+                format!("running for {}, listening on {}", secs(self.elapsed_ms), self.listening.join(", "))
+            }
+            JobState::Exited => {
+                format!("exited with code {} after {}", self.exit_code.unwrap_or(-1), secs(self.elapsed_ms))
+            }
+            JobState::Signalled => format!(
+                "was killed by {} after {}",
+                self.signal.as_deref().unwrap_or("a signal"),
+                secs(self.elapsed_ms)
+            ),
+            JobState::TimedOut => format!("was killed at its timeout after {}", secs(self.elapsed_ms)),
+            JobState::Cancelled => format!("was killed on request after {}", secs(self.elapsed_ms)),
+            JobState::Failed => format!("was lost by the runtime after {} (no exit status)", secs(self.elapsed_ms)),
+        }
+    }
+}
+
+/// `850ms`, `12s`, `2m05s`.
+pub(crate) fn format_secs(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let secs = d.as_secs();
+    if secs < 60 {
+        let tenths = (ms % 1000) / 100;
+        return if secs < 10 && tenths > 0 { format!("{secs}.{tenths}s") } else { format!("{secs}s") };
+    }
+    format!("{}m{:02}s", secs / 60, secs % 60)
+}
+
+/// The jobs of one runtime. Ids start at 1 and are never reused, even after a job is forgotten.
+#[derive(Default)]
+pub struct Jobs {
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    next: u64,
+    jobs: BTreeMap<u64, Arc<Job>>,
+}
+
+/// How many ended jobs are kept for listing and reading; older ended ones are forgotten first.
+const ENDED_KEPT: usize = 64;
+
+impl Jobs {
+    fn lock(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a job for a call that is yielding.
+    pub(crate) fn add(&self, start: JobStart) -> Arc<Job> {
+        let mut table = self.lock();
+        table.next += 1;
+        let id = JobId(table.next);
+        let job = Arc::new(Job::new(id, start));
+        table.jobs.insert(id.0, Arc::clone(&job));
+        // Forget the oldest ended jobs the model has seen end, past the keep limit.
+        let ended: Vec<u64> = table.jobs.iter().filter(|(_, j)| j.end_seen()).map(|(id, _)| *id).collect();
+        for id in ended.iter().take(ended.len().saturating_sub(ENDED_KEPT)) {
+            table.jobs.remove(id);
+        }
+        job
+    }
+
+    /// The job with this id.
+    pub(crate) fn get(&self, id: JobId) -> Option<Arc<Job>> {
+        self.lock().jobs.get(&id.0).cloned()
+    }
+
+    /// The job a call with this id became (RPC's `toolCallId`), while it runs.
+    pub(crate) fn by_call(&self, call_id: &str) -> Option<Arc<Job>> {
+        self.lock().jobs.values().find(|j| j.call_id.as_deref() == Some(call_id) && !j.ended()).cloned()
+    }
+
+    /// Every job known, oldest first.
+    pub fn list(&self) -> Vec<JobInfo> {
+        let jobs: Vec<Arc<Job>> = self.lock().jobs.values().cloned().collect();
+        jobs.iter().map(|j| j.info()).collect()
+    }
+
+    /// Jobs still running, oldest first.
+    pub fn running(&self) -> Vec<JobInfo> {
+        self.list().into_iter().filter(|j| !j.state.ended()).collect()
+    }
+
+    /// Jobs that ended since the model was last told of them, each returned once.
+    pub(crate) fn take_unseen_ends(&self) -> Vec<JobInfo> {
+        let jobs: Vec<Arc<Job>> = self.lock().jobs.values().cloned().collect();
+        jobs.iter().filter_map(|j| j.take_end_unseen()).collect()
+    }
+
+    /// Kills every running job (the runtime is closing); returns how many.
+    pub fn kill_all(&self) -> usize {
+        let jobs: Vec<Arc<Job>> = self.lock().jobs.values().filter(|j| !j.ended()).cloned().collect();
+        for job in &jobs {
+            job.kill();
+        }
+        jobs.len()
+    }
+}
+
+/// What a yielding call gives its job.
+pub(crate) struct JobStart {
+    pub command: String,
+    pub call_id: Option<String>,
+    pub started: Instant,
+    pub deadline: Option<Instant>,
+    pub cancel: CancelToken,
+    pub window: SinkConfig,
+    /// Lines and bytes the command printed before it yielded (the yielded result showed them).
+    pub lines_before: u64,
+    pub bytes_before: u64,
+    pub artifact: Option<ArtifactId>,
+}
+
+/// One job: shared by the table, the thread running its command, and its waiters.
+pub(crate) struct Job {
+    pub id: JobId,
+    pub command: String,
+    pub call_id: Option<String>,
+    started: Instant,
+    deadline: Option<Instant>,
+    cancel: CancelToken,
+    window_config: SinkConfig,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+struct State {
+    listening: Vec<String>,
+    end: Option<End>,
+    /// The output since the model's last read.
+    window: OutputSink,
+    /// The number, in the whole output, of the window's first line.
+    window_first_line: u64,
+    total_bytes: u64,
+    total_lines: u64,
+    artifact: Option<ArtifactId>,
+    /// Bumped on every change, for waiters.
+    generation: u64,
+    /// A waiter wants the ports looked at often.
+    eager: bool,
+}
+
+struct End {
+    outcome: Outcome,
+    elapsed: Duration,
+    /// The model was told (a read, a wait, a list, or a notice on another result).
+    seen: bool,
+}
+
+impl Job {
+    fn new(id: JobId, start: JobStart) -> Self {
+        let state = State {
+            listening: Vec::new(),
+            end: None,
+            window: OutputSink::new(start.window.clone(), None),
+            window_first_line: start.lines_before + 1,
+            total_bytes: start.bytes_before,
+            total_lines: start.lines_before,
+            artifact: start.artifact,
+            generation: 0,
+            eager: false,
+        };
+        Self {
+            id,
+            command: start.command,
+            call_id: start.call_id,
+            started: start.started,
+            deadline: start.deadline,
+            cancel: start.cancel,
+            window_config: start.window,
+            state: Mutex::new(state),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn bump(&self, state: &mut State) {
+        state.generation += 1;
+        self.changed.notify_all();
+    }
+
+    /// New output (the running thread only). `lines` and `bytes`: the whole output's totals after it.
+    pub(crate) fn push(&self, chunk: &[u8], total_lines: u64, total_bytes: u64) {
+        let mut state = self.lock();
+        state.window.push(chunk);
+        state.total_lines = total_lines;
+        state.total_bytes = total_bytes;
+        self.bump(&mut state);
+    }
+
+    /// The listening addresses found by the last look (the running thread only).
+    pub(crate) fn set_listening(&self, addresses: Vec<String>) {
+        let mut state = self.lock();
+        if state.listening != addresses {
+            state.listening = addresses;
+            self.bump(&mut state);
+        }
+    }
+
+    /// Whether a waiter wants the ports looked at often.
+    pub(crate) fn eager(&self) -> bool {
+        self.lock().eager
+    }
+
+    /// The artifact the whole output goes to, once the sink spilled.
+    pub(crate) fn set_artifact(&self, id: Option<ArtifactId>) {
+        let mut state = self.lock();
+        if state.artifact.is_none() {
+            state.artifact = id;
+        }
+    }
+
+    /// The command ended (the running thread only, once).
+    pub(crate) fn end(&self, outcome: Outcome, elapsed: Duration) {
+        let mut state = self.lock();
+        state.listening.clear();
+        state.end = Some(End { outcome, elapsed, seen: false });
+        self.bump(&mut state);
+    }
+
+    /// Kills the job's tree (its call is cancelled; the end comes from the running thread).
+    pub(crate) fn kill(&self) {
+        self.cancel.cancel();
+    }
+
+    pub(crate) fn ended(&self) -> bool {
+        self.lock().end.is_some()
+    }
+
+    fn end_seen(&self) -> bool {
+        self.lock().end.as_ref().is_some_and(|e| e.seen)
+    }
+
+    fn take_end_unseen(&self) -> Option<JobInfo> {
+        let mut state = self.lock();
+        let end = state.end.as_mut().filter(|e| !e.seen)?;
+        end.seen = true;
+        Some(self.info_of(&state))
+    }
+
+    /// The job as a list shows it.
+    pub(crate) fn info(&self) -> JobInfo {
+        self.info_of(&self.lock())
+    }
+
+    fn info_of(&self, state: &State) -> JobInfo {
+        let (job_state, elapsed) = match &state.end {
+            Some(end) => (JobState::of(end.outcome), end.elapsed),
+            None if state.listening.is_empty() => (JobState::Running, self.started.elapsed()),
+            None => (JobState::Listening, self.started.elapsed()),
+        };
+        let outcome = state.end.as_ref().map(|e| e.outcome);
+        let now = Instant::now();
+        JobInfo {
+            id: self.id,
+            command: self.command.clone(),
+            state: job_state,
+            exit_code: outcome.and_then(|o| o.exit_code()),
+            signal: outcome.and_then(|o| o.signal_name()),
+            listening: state.listening.clone(),
+            elapsed_ms: elapsed.as_millis() as u64,
+            deadline_in_ms: match (&state.end, self.deadline) {
+                (None, Some(d)) => Some(d.saturating_duration_since(now).as_millis() as u64),
+                _ => None,
+            },
+            artifact_id: state.artifact,
+            total_bytes: state.total_bytes,
+            total_lines: state.total_lines,
+            unread_bytes: state.window.total_bytes(),
+        }
+    }
+
+    /// Waits until `until` holds or `limit` passes, whichever first; says which, and the job then.
+    pub(crate) fn wait(&self, until: &Until, limit: Duration, cancel: Option<&CancelToken>) -> (bool, JobInfo) {
+        let give_up = Instant::now() + limit;
+        let mut state = self.lock();
+        if matches!(until, Until::Listening(_)) {
+            state.eager = true;
+        }
+        // Output the model has not read but that a pattern already was checked against is not
+        // checked again: a wait looks at what is new since it began, and at the unread window.
+        let mut checked = 0u64;
+        let met = loop {
+            let met = match until {
+                Until::Exit => state.end.is_some(),
+                Until::Pattern(regex) => {
+                    let found = find_pattern(&state.window, regex, &mut checked);
+                    found || state.end.is_some()
+                }
+                Until::Listening(port) => {
+                    let listening = match port {
+                        Some(port) => state.listening.iter().any(|a| a.ends_with(&format!(":{port}"))),
+                        None => !state.listening.is_empty(),
+                    };
+                    listening || state.end.is_some()
+                }
+            };
+            if met {
+                break true;
+            }
+            let now = Instant::now();
+            if now >= give_up || cancel.is_some_and(CancelToken::is_cancelled) {
+                break false;
+            }
+            // Short slices while a cancel may come (nothing wakes this lock on a cancel).
+            let slice = (give_up - now).min(Duration::from_millis(if cancel.is_some() { 50 } else { 1000 }));
+            state = self.changed.wait_timeout(state, slice).unwrap_or_else(PoisonError::into_inner).0;
+        };
+        if matches!(until, Until::Listening(_)) {
+            state.eager = false;
+        }
+        (met, self.info_of(&state))
+    }
+
+    /// Takes the output since the last read (a fresh window starts), with the line number its first
+    /// line has in the whole output, and the job's state; an end read this way counts as seen.
+    pub(crate) fn read(&self) -> (SinkOutput, u64, JobInfo) {
+        let mut state = self.lock();
+        let fresh = OutputSink::new(self.window_config.clone(), None);
+        let window = std::mem::replace(&mut state.window, fresh);
+        let first_line = state.window_first_line;
+        let output = window.finish();
+        let spill = match state.artifact {
+            Some(id) => Spill::Written { id, path: Default::default(), bytes: state.total_bytes, dropped: 0 },
+            None => Spill::None,
+        };
+        state.window_first_line = state.total_lines + 1;
+        if let Some(end) = state.end.as_mut() {
+            end.seen = true;
+        }
+        let info = self.info_of(&state);
+        (output.with_spill(spill), first_line, info)
+    }
+}
+
+/// What a wait waits for.
+#[derive(Debug, Clone)]
+pub(crate) enum Until {
+    /// The end.
+    Exit,
+    /// A line of new output that matches (or the end).
+    Pattern(regex::Regex),
+    /// A listening socket, on this port when one is named (or the end).
+    Listening(Option<u16>),
+}
+
+/// Whether a complete line of the window past `checked` (bytes of the window) matches; moves
+/// `checked` to the start of the line in progress.
+fn find_pattern(window: &OutputSink, regex: &regex::Regex, checked: &mut u64) -> bool {
+    let total = window.total_bytes();
+    let tail = window.tail_bytes();
+    let tail_start = total - tail.len() as u64;
+    let from = (*checked).max(tail_start);
+    let region = &tail[(from - tail_start) as usize..];
+    let complete = match memchr::memrchr(b'\n', region) {
+        Some(i) => &region[..=i],
+        None => return false,
+    };
+    *checked = from + complete.len() as u64;
+    String::from_utf8_lossy(complete).lines().any(|line| regex.is_match(line))
+}

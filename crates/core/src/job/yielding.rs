@@ -1,0 +1,138 @@
+//! The run stage's side of a job: when a running call yields, and what its job learns afterwards.
+//!
+//! The plan lives in the call's output consumer, on the thread that runs the command; the executor's
+//! wait wakes it at the times it asks for ([`crate::exec::OutputConsumer::next_tick`]), so no thread
+//! is added to a call, and a call that ends before its yield time pays one comparison per wake.
+//!
+//! A call yields at the first of: its yield time; a look at its processes finding a listening socket
+//! (looks start once the output has been quiet for [`QUIET`], every [`FIRST_LOOK`] then less and
+//! less often, up to [`LAST_LOOK`]). Once yielded, the same looks keep the job's listening addresses
+//! current, and every chunk goes to the job's window and to the artifact, flushed at once so that a
+//! reader sees it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::listen::listening;
+use super::table::Job;
+use crate::process::procfs;
+use crate::sink::OutputSink;
+
+/// Output quiet this long before processes are looked at: a chatty build is not a server.
+pub(crate) const QUIET: Duration = Duration::from_millis(200);
+/// The first interval between looks, and the interval while a waiter waits for a port.
+const FIRST_LOOK: Duration = Duration::from_millis(100);
+/// The longest interval between looks, however long the job runs quiet.
+const LAST_LOOK: Duration = Duration::from_millis(3200);
+
+/// Why a call yielded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum YieldReason {
+    /// Its yield time came (or, for a background call, its short peek ended).
+    Time,
+    /// A process of it listens on these addresses.
+    Listening(Vec<String>),
+}
+
+/// Makes the job and hands the yielded result to the caller: called once, with the sink (already
+/// spilled and flushed) and the reason.
+pub(crate) type Fire<'f> = Box<dyn FnOnce(&OutputSink, YieldReason) -> Arc<Job> + 'f>;
+
+/// When a call yields; then, its job.
+pub(crate) struct YieldPlan<'f> {
+    at: Option<Instant>,
+    fire: Option<Fire<'f>>,
+    job: Option<Arc<Job>>,
+    /// The shell running the command, and the clock tick the call started at (processes started
+    /// before it belong to earlier calls of a long-lived shell).
+    root: Option<i32>,
+    since: Option<u64>,
+    created: Instant,
+    last_output: Instant,
+    next_look: Instant,
+    look_every: Duration,
+}
+
+impl<'f> YieldPlan<'f> {
+    /// A plan that yields at `at` at the latest (`None`: only when it listens).
+    pub(crate) fn new(at: Option<Instant>, fire: Fire<'f>) -> Self {
+        let now = Instant::now();
+        Self {
+            at,
+            fire: Some(fire),
+            job: None,
+            root: None,
+            since: None,
+            created: now,
+            last_output: now,
+            next_look: now + QUIET,
+            look_every: FIRST_LOOK,
+        }
+    }
+
+    /// The shell running the command is known.
+    pub(crate) fn started(&mut self, shell: i32) {
+        self.root = Some(shell);
+    }
+
+    /// A chunk was pushed into `sink`.
+    pub(crate) fn output(&mut self, sink: &mut OutputSink, chunk: &[u8]) {
+        self.last_output = Instant::now();
+        self.look_every = FIRST_LOOK;
+        if let Some(job) = &self.job {
+            sink.flush_spill();
+            job.set_artifact(sink.spilled_to());
+            job.push(chunk, sink.total_lines(), sink.total_bytes());
+        }
+    }
+
+    /// When the plan next wants a wake.
+    pub(crate) fn next_tick(&self) -> Instant {
+        let look = self.next_look.max(self.last_output + QUIET);
+        match (&self.job, self.at) {
+            (None, Some(at)) => look.min(at),
+            _ => look,
+        }
+    }
+
+    /// A wake: yield when it is time, look at the processes when it is time.
+    pub(crate) fn tick(&mut self, sink: &mut OutputSink) {
+        let now = Instant::now();
+        if now >= self.next_look && now >= self.last_output + QUIET {
+            // The call's start in clock ticks, found at the first look (a call that never looks
+            // never reads the clock): ticks now, less the time since the call started, less one.
+            let created = self.created;
+            let since = *self.since.get_or_insert_with(|| procfs::ticks_before(created.elapsed()));
+            let found = self.root.map(|pid| listening(pid, since)).unwrap_or_default();
+            let eager = self.job.as_ref().is_some_and(|j| j.eager());
+            self.look_every = if eager { FIRST_LOOK } else { (self.look_every * 2).min(LAST_LOOK) };
+            self.next_look = now + self.look_every;
+            match &self.job {
+                Some(job) => job.set_listening(found),
+                None if !found.is_empty() => return self.fire(sink, YieldReason::Listening(found)),
+                None => {}
+            }
+        }
+        if self.job.is_none() && self.at.is_some_and(|at| now >= at) {
+            self.fire(sink, YieldReason::Time);
+        }
+    }
+
+    fn fire(&mut self, sink: &mut OutputSink, reason: YieldReason) {
+        let Some(fire) = self.fire.take() else { return };
+        sink.ensure_spilled();
+        sink.flush_spill();
+        let listening = match &reason {
+            YieldReason::Listening(found) => found.clone(),
+            YieldReason::Time => Vec::new(),
+        };
+        let job = fire(sink, reason);
+        job.set_listening(listening);
+        self.job = Some(job);
+    }
+
+    /// The job, once the call yielded.
+    pub(crate) fn job(&self) -> Option<&Arc<Job>> {
+        self.job.as_ref()
+    }
+}
