@@ -4,8 +4,8 @@
 //! speaks the agent's provider API on 127.0.0.1. The assertions are on what the agent's model
 //! received from bashrt's tools: the output lines, the error line in the middle of a large failing
 //! output, the last line, how the command ended, the artifact link, a `read_output` window, two
-//! calls at once that both see the session's variables, and a call with arguments bashrt does not
-//! take.
+//! calls at once that both see the session's variables, a call with arguments bashrt does not
+//! take, and a call that yields as a job which the `job` tool then follows to its end.
 //!
 //! The clients are installed once under `target/tmp/npm-tools/agents` (about 1 GB: Claude Code and
 //! Codex ship native binaries); it needs `npm`, `python3` and the network on the first run.
@@ -60,6 +60,14 @@ fn script() -> Value {
         ]},
         {"calls": [{"tool": "bash", "args": {"command": "echo extra", "description": "say extra", "bogus": 1}}]},
         bash("python3 -c 'input(\"Proceed? \")'"),
+        // A command that outlives its yield time: it blocks on a FIFO the next call writes to, so it
+        // is still running when the call returns, and ends only after that write.
+        {"calls": [{"tool": "bash", "args": {
+            "command": "rm -f gate; mkfifo gate; echo begin; read line < gate; echo \"got $line\"",
+            "yield_ms": 500,
+        }}]},
+        bash("python3 -c 'open(\"gate\", \"w\").write(\"go\\n\")'"),
+        {"calls": [{"tool": "job", "args": {"action": "wait", "id": 1}}]},
         {"text": "done"},
     ])
 }
@@ -211,7 +219,7 @@ fn describe(output: &Output) -> String {
 /// their text says how the command ended).
 fn assert_the_model_got_bashrts_view(received: &[Received], flags_errors: bool, limit: usize) {
     let texts: Vec<&str> = received.iter().map(|r| r.text.as_str()).collect();
-    assert_eq!(received.len(), 10, "{texts:#?}");
+    assert_eq!(received.len(), 13, "{texts:#?}");
     let cut_by_the_client = [
         "characters truncated",
         "tokens truncated",
@@ -268,6 +276,24 @@ fn assert_the_model_got_bashrts_view(received: &[Received], flags_errors: bool, 
         "{prompt}"
     );
     assert_eq!(received[9].is_error, flags_errors);
+
+    // A call past its yield time comes back with its output so far and the job it goes on as; the
+    // job tool then follows it to its end.
+    let yielded = texts[10];
+    assert!(yielded.starts_with("begin\n\n[Still running as job 1 ("), "{yielded}");
+    assert!(yielded.contains(r#"{"action": "wait", "id": 1}"#), "{yielded}");
+    assert!(!received[10].is_error);
+    // The job holds the session's shell: this call ran in a fresh one, which the result may say. The
+    // write ends the job: when its end is in before this result is made, the result says it first.
+    let write = texts[11].strip_prefix(
+        "[Job 1 (rm -f gate; mkfifo gate; echo begin; read line < gate; echo \"got $line\") exited with code 0 after ",
+    );
+    let write = write.and_then(|rest| rest.split_once("]\n")).map_or(texts[11], |(_, rest)| rest);
+    assert!(write.starts_with("(no output)"), "{}", texts[11]);
+    let waited = texts[12];
+    assert!(waited.starts_with("got go\n"), "{waited}");
+    assert!(waited.contains("\n[Job 1 exited with code 0 after "), "{waited}");
+    assert!(!received[12].is_error);
 }
 
 fn tool_names(request: &Value, list: &str, name: &str) -> Vec<String> {
@@ -286,8 +312,7 @@ fn claude_code_gives_its_model_bashrts_view() {
     // As the printed hints say: deny Claude's own Bash, allow bashrt's tools (the project must be
     // trusted for its allow list to count).
     std::fs::create_dir_all(scratch.project.join(".claude")).unwrap();
-    let settings =
-        json!({"permissions": {"deny": ["Bash"], "allow": ["mcp__bashrt__bash", "mcp__bashrt__read_output"]}});
+    let settings = json!({"permissions": {"deny": ["Bash"], "allow": ["mcp__bashrt__bash", "mcp__bashrt__read_output", "mcp__bashrt__job"]}});
     std::fs::write(scratch.project.join(".claude/settings.json"), settings.to_string()).unwrap();
     let trust = json!({"hasCompletedOnboarding": true,
         "projects": {scratch.project.display().to_string(): {"hasTrustDialogAccepted": true}}});

@@ -35,6 +35,9 @@ pub struct BashParams {
     /// Start the command as a job and return at once (a server, a watcher): after its first output, or as soon as it listens on a port
     #[serde(default)]
     pub background: Option<bool>,
+    /// "null" (default: nothing can wait for input) or "pipe": the command reads a pipe; when it waits for input the call returns as a job, and the job tool's write answers it
+    #[serde(default)]
+    pub stdin: Option<StdinMode>,
     /// What reading the arguments changed or ignored; the result says it.
     #[serde(skip)]
     #[schemars(skip)]
@@ -52,6 +55,17 @@ pub fn params_schema() -> serde_json::Value {
         map.remove("title");
     }
     schema
+}
+
+/// What a command's stdin is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StdinMode {
+    /// `/dev/null`: a read gets end-of-file at once, so nothing waits for input.
+    #[default]
+    Null,
+    /// A pipe the `job` tool writes to; a command blocked reading it makes the call return as a job.
+    Pipe,
 }
 
 /// What reading the arguments changed or left out; the result says so (see [`read_arguments`]).
@@ -148,6 +162,9 @@ a process running (a server, a watcher), end the command with `&` and send its o
 `npm run dev > /tmp/dev.log 2>&1 &`, then read the file in later calls."
     )]
     Background(String),
+    /// A `stdin` bashrt does not give.
+    #[error("Invalid arguments for tool bash: `stdin` must be \"null\" or \"pipe\" (input through the job tool's write), got {0}")]
+    Stdin(String),
 }
 
 /// Reads the `bash` tool's arguments as a model sent them: tolerant of form, strict of meaning.
@@ -201,6 +218,13 @@ pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
                 if read_flag(name, value)? {
                     params.background = Some(true);
                     notes.background_flag = Some(name.to_string());
+                }
+            }
+            "stdin" => {
+                params.stdin = match value.as_str().map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+                    Some("null" | "none" | "devnull" | "/dev/null") => Some(StdinMode::Null),
+                    Some("pipe") => Some(StdinMode::Pipe),
+                    _ => return Err(ArgumentError::Stdin(shorten(value))),
                 }
             }
             _ if YIELD_ALIASES.contains(&name) => {
@@ -367,13 +391,18 @@ fn read_flag(name: &str, value: &Value) -> Result<bool, ArgumentError> {
 }
 
 fn wrong(name: &str, expected: &'static str, got: &Value) -> ArgumentError {
-    let mut got = got.to_string();
+    ArgumentError::WrongType { name: name.to_string(), expected, got: shorten(got) }
+}
+
+/// A value as JSON, cut to 60 bytes.
+fn shorten(value: &Value) -> String {
+    let mut got = value.to_string();
     if got.len() > 60 {
         let cut = (0..=57).rev().find(|&i| got.is_char_boundary(i)).unwrap_or(0);
         got.truncate(cut);
         got.push_str("...");
     }
-    ArgumentError::WrongType { name: name.to_string(), expected, got }
+    got
 }
 
 fn kind_of(value: &Value) -> &'static str {

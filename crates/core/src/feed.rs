@@ -249,6 +249,12 @@ impl OutputConsumer for Feed<'_> {
         }
     }
 
+    fn stdin_opened(&mut self, stdin: std::os::fd::OwnedFd) {
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.stdin_opened(stdin);
+        }
+    }
+
     fn next_tick(&self) -> Option<Instant> {
         self.yielding.as_ref().map(YieldPlan::next_tick)
     }

@@ -31,14 +31,18 @@ pub enum JobAction {
     Wait,
     /// Kills the job's processes, then reads what it printed last.
     Kill,
+    /// Writes `input` to the job's stdin (a `stdin: "pipe"` job), then waits until it reads again or
+    /// ends (or prints a line matching `until`), and reads.
+    Write,
 }
 
 /// The `job` tool's arguments.
 #[derive(Debug, Clone, Default, PartialEq, schemars::JsonSchema)]
 pub struct JobParams {
     /// list: every job; read: a job's new output now; wait: until the job ends (or prints a line
-    /// matching `until`, or listens on `port`), then its new output; kill: stop it. Default: read
-    /// when an id is given, else list.
+    /// matching `until`, or listens on `port`), then its new output; write: send `input` to its stdin
+    /// (a job started with stdin "pipe"), then its new output once it reads again or ends; kill: stop
+    /// it. Default: read when an id is given, else list.
     pub action: Option<JobAction>,
     /// The job's id, as the result that started it said
     pub id: Option<u64>,
@@ -46,8 +50,12 @@ pub struct JobParams {
     pub until: Option<String>,
     /// wait: return as soon as the job listens on this TCP port (0: any port)
     pub port: Option<u16>,
-    /// wait: the most seconds to wait (default 30, at most 300)
+    /// wait, write: the most seconds to wait (default 30 for wait, 10 for write; at most 300)
     pub timeout: Option<f64>,
+    /// write: the text to send, newline included ("y\n")
+    pub input: Option<String>,
+    /// write: close the job's stdin after the input (its end of input)
+    pub close: Option<bool>,
 }
 
 /// The JSON Schema of [`JobParams`], for tool registration.
@@ -83,6 +91,8 @@ pub enum JobArgumentError {
 /// The default and the longest wait, in seconds.
 const WAIT_DEFAULT_SECS: f64 = 30.0;
 const WAIT_MAX_SECS: f64 = 300.0;
+/// How long a write waits, by default, for the command to read again or end.
+const WRITE_WAIT_SECS: f64 = 10.0;
 /// How long a kill waits for the job's end (the tree's grace and the executor's report).
 const KILL_WAIT: Duration = Duration::from_secs(10);
 
@@ -102,13 +112,18 @@ pub fn read_job_arguments(arguments: &Value) -> Result<JobParams, JobArgumentErr
         }
         match name.as_str() {
             "action" | "op" | "operation" => {
-                let text = value.as_str().ok_or_else(|| wrong(name, "one of list, read, wait, kill"))?;
+                let text = value.as_str().ok_or_else(|| wrong(name, "one of list, read, wait, write, kill"))?;
                 params.action = Some(match text.trim().to_ascii_lowercase().as_str() {
                     "list" | "ls" | "jobs" => JobAction::List,
                     "read" | "status" | "poll" | "output" | "get" => JobAction::Read,
                     "wait" | "await" | "follow" => JobAction::Wait,
                     "kill" | "stop" | "cancel" | "terminate" => JobAction::Kill,
-                    _ => return Err(wrong(name, "one of list, read, wait, kill")),
+                    "write" | "send" | "input" | "answer" => JobAction::Write,
+                    "close" | "eof" => {
+                        params.close = Some(true);
+                        JobAction::Write
+                    }
+                    _ => return Err(wrong(name, "one of list, read, wait, write, kill")),
                 });
             }
             "id" | "job" | "job_id" | "jobId" => {
@@ -122,6 +137,12 @@ pub fn read_job_arguments(arguments: &Value) -> Result<JobParams, JobArgumentErr
             "port" => {
                 let port = read_number(value).filter(|p| p.fract() == 0.0 && (0.0..=65535.0).contains(p));
                 params.port = Some(port.ok_or_else(|| wrong(name, "a TCP port number"))? as u16);
+            }
+            "input" | "text" | "data" | "chars" => {
+                params.input = Some(value.as_str().ok_or_else(|| wrong(name, "a string"))?.to_string())
+            }
+            "close" | "eof" | "close_stdin" => {
+                params.close = Some(value.as_bool().ok_or_else(|| wrong(name, "true or false"))?)
             }
             "timeout" => params.timeout = Some(read_number(value).ok_or_else(|| wrong(name, "a number of seconds"))?),
             "timeout_ms" | "timeoutMs" => {
@@ -189,6 +210,22 @@ pub(crate) fn run(runtime: &Arc<Runtime>, params: &JobParams, cancel: &CancelTok
             job.kill();
             job.wait(&Until::Exit, KILL_WAIT, None);
         }
+        JobAction::Write => {
+            let input = params.input.as_deref().unwrap_or_default();
+            if let Err(e) = job.write(input.as_bytes(), params.close == Some(true)) {
+                return refused(format!("Not written: job {id} {e}. {}", known(&jobs.list())), Details::default());
+            }
+            let until = match &params.until {
+                Some(pattern) => match regex::Regex::new(pattern) {
+                    Ok(regex) => Until::Pattern(regex),
+                    Err(e) => return refused(JobArgumentError::Pattern(e.to_string()).to_string(), Details::default()),
+                },
+                None => Until::Settled,
+            };
+            let secs = params.timeout.filter(|s| *s > 0.0).unwrap_or(WRITE_WAIT_SECS).min(WAIT_MAX_SECS);
+            let (met, _) = job.wait(&until, Duration::from_secs_f64(secs), Some(cancel));
+            waited = Some((met, secs, until));
+        }
         JobAction::Read | JobAction::List => {}
     }
     read(runtime, &job, action, waited)
@@ -200,6 +237,7 @@ fn action_name(action: JobAction) -> &'static str {
         JobAction::Read => "read",
         JobAction::Wait => "wait",
         JobAction::Kill => "kill",
+        JobAction::Write => "write",
     }
 }
 
@@ -253,7 +291,8 @@ fn read(runtime: &Arc<Runtime>, job: &Job, action: JobAction, waited: Option<(bo
         text = "(no new output)".to_string();
     }
     let mut notices = shaped.notices;
-    if first_line > 1 && new_lines > 0 {
+    // Line numbers in a shortened view count from the window's start: say where that is.
+    if first_line > 1 && new_lines > 0 && shaped.truncation.is_some() {
         notices.push(format!("[Output since the last read, from line {first_line} of the job's output]"));
     }
     if let Some((met, secs, until)) = &waited {
@@ -263,6 +302,7 @@ fn read(runtime: &Arc<Runtime>, job: &Job, action: JobAction, waited: Option<(bo
                 Until::Listening(Some(port)) => format!("it is not listening on port {port}"),
                 Until::Listening(None) => "it is not listening on any port".to_string(),
                 Until::Exit => "it has not ended".to_string(),
+                Until::Settled => "it has neither read its input again nor ended".to_string(),
             };
             notices.push(format!("[Waited {}: {what}]", format_secs(Duration::from_secs_f64(*secs))));
         }
@@ -292,6 +332,12 @@ fn status_notice(info: &JobInfo) -> String {
             "[Job {} is running and listening on {} ({so_far} so far{deadline}).{full}]",
             info.id,
             info.listening.join(", ")
+        ),
+        JobState::AwaitingInput => format!(
+            "[Job {id} is waiting for input: {} reads its stdin ({so_far} so far{deadline}). Answer with \
+{{\"action\": \"write\", \"id\": {id}, \"input\": \"…\\n\"}}.{full}]",
+            info.reading.as_deref().unwrap_or("a program"),
+            id = info.id,
         ),
         _ => format!("[Job {} {}.{full}]", info.id, info.describe()),
     }

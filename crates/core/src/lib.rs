@@ -94,7 +94,9 @@ mod view;
 pub use agent_session::{
     log_file, read_log_page, AgentSession, BashOptions, BashResult, LogEntry, LogPage, LOG_COMMAND_MAX,
 };
-pub use arguments::{params_schema, read_arguments, read_count_field, ArgumentError, ArgumentNotes, BashParams};
+pub use arguments::{
+    params_schema, read_arguments, read_count_field, ArgumentError, ArgumentNotes, BashParams, StdinMode,
+};
 pub use cancel::CancelToken;
 pub use exec::pty::{PtyControl, PtySize, ToolUi};
 pub use feed::{ChunkCallback, UpdateCallback, UPDATE_INTERVAL};
@@ -102,7 +104,7 @@ pub use job::{JobId, JobInfo, JobState, Jobs};
 pub use job_tool::{job_params_schema, read_job_arguments, JobAction, JobArgumentError, JobParams};
 pub use outcome::{signal_name, Outcome};
 pub use runtime::{Runtime, RuntimeBuilder};
-pub use tool::{details_schema, BashTool, CallContext, Yielding};
+pub use tool::{details_schema, BashTool, CallContext, Yielding, MAX_RUNNING_JOBS};
 
 // What a call returns: the text, and the details that say the same as data.
 pub use excerpt::ErrorLines;

@@ -50,6 +50,8 @@ pub(crate) struct RunSpec<'a, 'f> {
     pub on_update: Option<UpdateCallback<'f>>,
     /// When the call may return before its command ends (a front that can yield).
     pub yielding: Option<YieldSpec<'f>>,
+    /// Give the command a pipe for stdin, which its job then holds (only with `yielding`).
+    pub stdin_pipe: bool,
 }
 
 /// How a call yields: when, and what its yielded result carries besides the output so far.
@@ -112,6 +114,7 @@ pub(crate) fn run_on<'a>(
         split_stdout: spec.status == StatusMode::ExtractedLastStage,
         interactive: false,
         seed: None,
+        stdin_pipe: spec.stdin_pipe,
         shell,
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };
@@ -228,7 +231,7 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
     let deadline = started.checked_add(shown.timeout.duration());
     let (runtime, cancel) = (Arc::clone(runtime), cancel.clone());
     let YieldSpec { after, call_id, on_yield, details } = y;
-    let fire = Box::new(move |sink: &OutputSink, reason: YieldReason| {
+    let fire = Box::new(move |sink: &OutputSink, reason: YieldReason, stdin: Option<std::os::fd::OwnedFd>| {
         let window = runtime.settings().sink_config(None);
         let job = runtime.jobs().add(JobStart {
             command: shown.command.clone(),
@@ -240,9 +243,12 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
             lines_before: sink.total_lines(),
             bytes_before: sink.total_bytes(),
             artifact: sink.spilled_to(),
+            stdin,
         });
-        if let YieldReason::Listening(addresses) = reason {
-            job.set_listening(addresses);
+        match reason {
+            YieldReason::Listening(addresses) => job.set_listening(addresses),
+            YieldReason::AwaitingInput(reader) => job.set_awaiting(Some(reader)),
+            YieldReason::Time => {}
         }
         let report = RunReport {
             limits: shown.limits,

@@ -45,8 +45,12 @@ const CODES: &[&str] = &[": E0", ": E1", ": F0"];
 /// stand (`  32:3  ✖  Unclosed block`, ` × test/a.test.js > adds`, `✕ adds (5 ms)`).
 const MARKS: &[&str] = &["✖", "✗", "✘", "✕", "❌", "×"];
 
+/// A test's result line whose status is a runner's one-letter mark for an error or a failure, last
+/// on the line after `=` or `...` (minitest's and test-unit's verbose `Suite#test_x = 0.01 s = E`).
+const STATUS_MARKS: &[&str] = &["= E", "= F", "... E", "... F"];
+
 /// The literals that make a line a candidate: each of [`WORDS`] as written in lower case,
-/// capitalised and in upper case, [`CODES`] and [`MARKS`].
+/// capitalised and in upper case, [`CODES`], [`MARKS`] and [`STATUS_MARKS`].
 pub(crate) fn literals() -> impl Iterator<Item = String> {
     WORDS
         .iter()
@@ -57,7 +61,7 @@ pub(crate) fn literals() -> impl Iterator<Item = String> {
             }
             [word.to_string(), capital, word.to_ascii_uppercase()]
         })
-        .chain(CODES.iter().chain(MARKS).map(|literal| literal.to_string()))
+        .chain(CODES.iter().chain(MARKS).chain(STATUS_MARKS).map(|literal| literal.to_string()))
 }
 
 /// A severity word (a whole word, any case).
@@ -87,6 +91,8 @@ fn diagnostic() -> &'static Option<Regex> {
             // A cross mark where a severity word would stand: first on the line, or after a location
             // or a line and column (`  32:3  ✖  Unclosed block`, ` × test/a.test.js > adds 9ms`).
             format!(r"^{GUTTER}(?:(?:{location}|[0-9]+:[0-9]+)[ \t]+)?(?:✖|✗|✘|✕|❌|×)[ \t]"),
+            // A test's one-letter failure status, last on its result line (`Suite#test_x = 0.01 s = E`).
+            r"[ \t](?:=|\.\.\.)[ \t]+[EF][ \t]*$".to_string(),
             // A severity rated high by a scanner (`   Severity: High   Confidence: High`).
             r"(?i:\bseverity\b)[ \t]*[:=][ \t]*(?i:high|critical|blocker|error|fatal)\b".to_string(),
             // A line and column, then the severity (`  4:10  error  'x' is not defined`).
@@ -253,6 +259,14 @@ pub(crate) fn path_words(line: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// A path without its last extension, when what is left still names a file (`src/a.c.rej` →
+/// `src/a.c`, `build/a.o` → `build/a`): the source a derived file is named after.
+pub(crate) fn stem(path: &[u8]) -> Option<&[u8]> {
+    let slash = path.iter().rposition(|b| *b == b'/').map_or(0, |s| s + 1);
+    let dot = path[slash..].iter().rposition(|b| *b == b'.')? + slash;
+    (dot > slash + 1).then(|| &path[..dot])
+}
+
 /// Whether `line`, above a diagnostic that points at `path`, names that file or its directory (two
 /// levels or more): the step that built it (`[ 60 of 102] Compiling M058 ( src/M058.hs, … )`, Go's
 /// `# example.com/shop/internal/pkg097`).
@@ -313,9 +327,16 @@ mod tests {
             "data/order-01207.json invalid",
             "517/900 Test #517: geo_area_0517 ....................***Exception: SegFault  0.00 sec",
             "   Severity: High   Confidence: High",
+            "ShippingBatch29Test#test_label_05_without_postcode = 0.00 s = E",
+            "test_rates_heavy_parcel ... F",
         ] {
             assert!(is_diagnostic(line), "{line}");
         }
+        for line in ["ShippingBatch29Test#test_label_04 = 0.00 s = .", "expected = Expected", "x = E + 1"] {
+            assert!(!is_diagnostic(line), "{line}");
+        }
+        assert_eq!(stem(b"src/billing/billing_148.c.rej"), Some(&b"src/billing/billing_148.c"[..]));
+        assert_eq!((stem(b"build/.hidden"), stem(b"src/Makefile")), (None, None));
         assert!(is_location("  --> pkg/mod_012.py:18:5") && is_location(" --> src/main.rs:2:5"));
         assert!(!is_location("--> see below") && !is_diagnostic("  --> pkg/mod_012.py:18:5"));
     }
@@ -367,7 +388,7 @@ mod tests {
     #[test]
     fn every_word_has_its_three_spellings() {
         let all: Vec<String> = literals().collect();
-        assert_eq!(all.len(), WORDS.len() * 3 + CODES.len() + MARKS.len());
+        assert_eq!(all.len(), WORDS.len() * 3 + CODES.len() + MARKS.len() + STATUS_MARKS.len());
         assert!(all.contains(&"Error".to_string()) && all.contains(&"EXIT STATUS".to_string()));
     }
 

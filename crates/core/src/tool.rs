@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::arguments::ArgumentError;
 use crate::arguments::BashParams;
+use crate::arguments::{ArgumentError, StdinMode};
 use crate::artifact::ArtifactDir;
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
@@ -61,6 +61,21 @@ const BACKGROUND_PEEK: Duration = Duration::from_millis(1000);
 
 /// The shortest yield time: a call always gets a moment to finish at once.
 const MIN_YIELD: Duration = Duration::from_millis(100);
+
+/// Jobs running at once, at most, per runtime (a session's server): past it a call that could become
+/// one is refused, naming them.
+pub const MAX_RUNNING_JOBS: usize = 32;
+
+/// `Not run: 32 jobs are running already (1: npm run dev, …). Stop one with the job tool …`.
+fn too_many_jobs(running: &[crate::job::JobInfo]) -> String {
+    let each: Vec<String> = running.iter().map(|j| format!("{}: {}", j.id, crate::job::one_line(&j.command))).collect();
+    let last = running.last().map_or(1, |j| j.id.0);
+    format!(
+        "Not run: {} jobs are running already ({}). Stop one with the job tool ({{\"action\": \"kill\", \"id\": {last}}}) or wait for one to end, then run this again.",
+        running.len(),
+        each.join("; ")
+    )
+}
 
 /// Who watches a call's output as it arrives.
 enum Watch<'w> {
@@ -233,6 +248,13 @@ impl BashTool {
             let flag = params.notes.background_flag.clone().unwrap_or_else(|| "background".to_string());
             return refused(ArgumentError::Background(flag).to_string(), details);
         }
+        // Jobs are capped: a model that starts servers in a loop is told which ones run.
+        if yielding.is_some() {
+            let running = self.runtime.jobs().running();
+            if running.len() >= MAX_RUNNING_JOBS {
+                return refused(too_many_jobs(&running), details);
+            }
+        }
         let after = match params.yield_ms {
             Some(ms) => Duration::from_millis(ms),
             None => Duration::from_millis(settings.yield_ms),
@@ -241,6 +263,16 @@ impl BashTool {
         // A yield time past the deadline never comes (the deadline kills first); a listening server
         // still brings the call back.
         let after = (after < timeout.duration()).then_some(after);
+        // A pipe for input only where a job can hold it.
+        let stdin_pipe = params.stdin == Some(StdinMode::Pipe);
+        if stdin_pipe && yielding.is_none() {
+            return refused(
+                "Not run: `stdin: \"pipe\"` needs a front that returns running commands as jobs (RPC, MCP); \
+                 here give the command its input in the command itself (`printf 'y\\n' | cmd`)"
+                    .to_string(),
+                details,
+            );
+        }
         let yielding = yielding.filter(|_| pty.not()).map(|y| YieldSpec {
             after,
             call_id: y.call_id,
@@ -274,6 +306,7 @@ impl BashTool {
             on_chunk: if watched { Some(&mut forward) } else { None },
             on_update: ctx.on_update.map(|f| f as &mut dyn FnMut(&str)),
             yielding,
+            stdin_pipe,
         };
         let report = match run_on(&self.runtime, spec, terminal) {
             Ok(report) => report,

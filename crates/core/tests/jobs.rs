@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 
 use bashrt_core::{
     BashParams, BashTool, CallContext, CancelToken, JobAction, JobParams, JobState, Runtime, SessionName, Settings,
-    ToolResult, Yielding,
+    StdinMode, ToolResult, Yielding, MAX_RUNNING_JOBS,
 };
 
 struct Fixture {
@@ -228,4 +228,116 @@ fn a_background_call_returns_after_a_short_peek() {
     assert!(killed.text().contains("[Job 1 was killed on request"), "{}", killed.text());
     thread.join().unwrap();
     drop(gate);
+}
+
+#[test]
+fn past_the_cap_a_call_that_could_become_a_job_is_refused_naming_the_running_ones() {
+    let fx = Fixture::new();
+    let mut threads = Vec::new();
+    for _ in 0..MAX_RUNNING_JOBS {
+        let (yielded, thread) = fx.start(params("exec sleep 1000", 100));
+        assert!(yielded.details.job.is_some(), "{}", yielded.text());
+        threads.push(thread);
+    }
+    let (refused, _) = fx.start(params("echo one more", 100));
+    let text = refused.text();
+    assert!(refused.is_error);
+    assert!(
+        text.starts_with("Not run: 32 jobs are running already (1: exec sleep 1000; 2: exec sleep 1000;"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            r#"Stop one with the job tool ({"action": "kill", "id": 32}) or wait for one to end, then run this again."#
+        ),
+        "{text}"
+    );
+    for id in 1..=MAX_RUNNING_JOBS as u64 {
+        fx.job(JobAction::Kill, id);
+    }
+    for thread in threads {
+        assert!(thread.join().unwrap().details.cancelled);
+    }
+}
+
+fn piped(command: &str, yield_ms: u64) -> BashParams {
+    BashParams { stdin: Some(StdinMode::Pipe), ..params(command, yield_ms) }
+}
+
+fn write(fx: &Fixture, id: u64, input: &str, close: bool) -> ToolResult {
+    let params = JobParams {
+        action: Some(JobAction::Write),
+        id: Some(id),
+        input: Some(input.into()),
+        close: Some(close),
+        ..JobParams::default()
+    };
+    fx.tool.job(&params, &CancelToken::new().unwrap())
+}
+
+#[test]
+fn a_prompt_on_a_stdin_pipe_returns_at_once_and_write_answers_it() {
+    let fx = Fixture::new();
+    let command = "python3 -c 'a = input(\"Proceed? [y/N] \"); print(\"answer:\", a); b = input(\"Name: \"); \
+                   print(\"hello\", b)'";
+    // Only the prompt can bring the call back before the test's patience runs out.
+    let (yielded, thread) = fx.start(piped(command, 600_000));
+    let job = yielded.details.job.clone().unwrap();
+    assert_eq!((job.state, job.reading.as_deref(), job.stdin_open), (JobState::AwaitingInput, Some("python3"), true));
+    let text = yielded.text();
+    assert!(text.starts_with("Proceed? [y/N] \n\n[Waiting for input as job 1: python3 reads its stdin ("), "{text}");
+    assert!(text.contains(r#"{"action": "write", "id": 1, "input": "y\n"}"#), "{text}");
+
+    let answered = write(&fx, 1, "y\n", false);
+    let text = answered.text();
+    assert!(text.starts_with("answer: y\nName: \n\n"), "{text}");
+    assert!(text.contains("[Job 1 is waiting for input: python3 reads its stdin ("), "{text}");
+    let done = write(&fx, 1, "Ann\n", true);
+    assert!(done.text().starts_with("hello Ann\n"), "{}", done.text());
+    assert!(done.text().contains("[Job 1 exited with code 0 after "), "{}", done.text());
+    assert_eq!(thread.join().unwrap().details.exit_code, Some(0));
+    // A job that ended takes no more input, and says why.
+    let late = write(&fx, 1, "more\n", false);
+    assert!(late.is_error && late.text().starts_with("Not written: job 1 it has ended."), "{}", late.text());
+}
+
+#[test]
+fn cat_on_a_stdin_pipe_echoes_each_write_and_ends_when_stdin_closes() {
+    let fx = Fixture::new();
+    let (yielded, thread) = fx.start(piped("cat", 600_000));
+    assert_eq!(yielded.details.job.as_ref().map(|j| j.state), Some(JobState::AwaitingInput));
+    for line in ["one\n", "two\n"] {
+        let echoed = write(&fx, 1, line, false);
+        assert!(
+            echoed.text().starts_with(&format!("{line}\n[Job 1 is waiting for input: cat reads its stdin")),
+            "{}",
+            echoed.text()
+        );
+    }
+    let closed = write(&fx, 1, "", true);
+    assert!(closed.text().contains("[Job 1 exited with code 0 after "), "{}", closed.text());
+    thread.join().unwrap();
+}
+
+#[test]
+fn a_read_of_another_file_is_not_waiting_for_input_and_null_stdin_jobs_take_none() {
+    let fx = Fixture::new();
+    let gate = fx.fifo("gate");
+    let (yielded, thread) = fx.start(piped(&format!("read line < '{}'; echo \"got $line\"", gate.display()), 1500));
+    let job = yielded.details.job.clone().unwrap();
+    assert_eq!((job.state, job.reading), (JobState::Running, None), "{}", yielded.text());
+    release(&gate, "x\n");
+    thread.join().unwrap();
+    let (yielded, thread) = fx.start(params(&format!("cat '{}'", gate.display()), 200));
+    assert!(yielded.details.job.is_some());
+    let refused = write(&fx, 2, "y\n", false);
+    assert!(
+        refused
+            .text()
+            .starts_with("Not written: job 2 its stdin is not a pipe: start the command with \"stdin\": \"pipe\""),
+        "{}",
+        refused.text()
+    );
+    release(&gate, "");
+    thread.join().unwrap();
 }

@@ -129,9 +129,10 @@ claude mcp add --scope user bashrt -- {shell}\n\
 To make bashrt Claude's shell, deny its own Bash tool in .claude/settings.json (Claude then also gets\n\
 its Glob and Grep tools):\n  \
 {{\"permissions\": {{\"deny\": [\"Bash\"]}}}}\n\
-or start it with: claude --disallowedTools Bash. bashrt's tools are mcp__bashrt__bash and\n\
-mcp__bashrt__read_output; Claude asks before each call unless you allow them, e.g. in the same file:\n  \
-{{\"permissions\": {{\"deny\": [\"Bash\"], \"allow\": [\"mcp__bashrt__bash\", \"mcp__bashrt__read_output\"]}}}}\n"
+or start it with: claude --disallowedTools Bash. bashrt's tools are mcp__bashrt__bash,\n\
+mcp__bashrt__read_output and mcp__bashrt__job; Claude asks before each call unless you allow them, e.g.\n\
+in the same file:\n  \
+{{\"permissions\": {{\"deny\": [\"Bash\"], \"allow\": [\"mcp__bashrt__bash\", \"mcp__bashrt__read_output\", \"mcp__bashrt__job\"]}}}}\n"
             ),
         },
         Client::Codex => ClientConfig {
@@ -150,6 +151,9 @@ tool_timeout_sec = 3700\n\
 output_token_limit = 13000\n\
 \n\
 [mcp_servers.bashrt.tools.read_output]\n\
+output_token_limit = 13000\n\
+\n\
+[mcp_servers.bashrt.tools.job]\n\
 output_token_limit = 13000\n"
             ),
             hints: format!(

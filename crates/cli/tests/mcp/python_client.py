@@ -78,7 +78,7 @@ async def tools(session, init):
     assert read.output_schema is None
     assert "format" not in json.dumps([bash.input_schema, read.input_schema])
     job = listed["job"]
-    assert set(job.input_schema["properties"]) == {"action", "id", "until", "port", "timeout"}, job.input_schema
+    assert set(job.input_schema["properties"]) == {"action", "id", "until", "port", "timeout", "input", "close"}, job.input_schema
     assert "yield_ms" in bash.input_schema["properties"] and "background" in bash.input_schema["properties"]
 
 
@@ -343,6 +343,17 @@ async def jobs(session, init):
     killed = await session.call_tool("job", {"action": "kill", "id": "2"})
     assert "[Job 2 was killed on request after " in text(killed), text(killed)
     assert "GET / HTTP/1.1" in text(killed), text(killed)
+    # A prompt on a stdin pipe comes back at once; `write` answers it.
+    with anyio.fail_after(DEADLINE):
+        result = await session.call_tool(
+            "bash",
+            {"command": "printf 'Deploy? [y/N] '; read a; echo \"deploying: $a\"", "stdin": "pipe", "yield_ms": 3_000_000},
+        )
+    assert details(result)["job"]["state"] == "awaitingInput", text(result)
+    assert text(result).startswith("Deploy? [y/N] \n\n[Waiting for input as job 3: bash reads its stdin ("), text(result)
+    answered = await session.call_tool("job", {"action": "write", "id": 3, "input": "y\n"})
+    assert text(answered).startswith("deploying: y\n"), text(answered)
+    assert "[Job 3 exited with code 0 after " in text(answered), text(answered)
     wrong = await session.call_tool("job", {"action": "wait", "id": 7})
     assert wrong.is_error and text(wrong).startswith("No job 7. The jobs are 1 (exited with code 0 after "), text(wrong)
 

@@ -88,6 +88,10 @@ pub struct ExecRequest {
     /// A script a one-shot bash reads after the snapshot, before the command: the state of a busy
     /// long-lived shell, carried over ([`Carry`]). A long-lived shell ignores it.
     pub seed: Option<std::sync::Arc<[u8]>>,
+    /// Give the command a pipe for stdin instead of `/dev/null`, its write end handed to the consumer
+    /// ([`OutputConsumer::stdin_opened`]). One-shot executions only: a long-lived shell runs such a
+    /// request in a one-shot shell.
+    pub stdin_pipe: bool,
 }
 
 impl Default for ExecRequest {
@@ -106,6 +110,7 @@ impl Default for ExecRequest {
             split_stdout: false,
             interactive: false,
             seed: None,
+            stdin_pipe: false,
         }
     }
 }
@@ -170,6 +175,10 @@ pub trait OutputConsumer {
     /// The shell running the command has started (a one-shot's, or a long-lived one whose earlier
     /// calls' processes are in its tree too): for a consumer that looks at the command's processes.
     fn started(&mut self, _shell: i32) {}
+
+    /// The write end of the command's stdin, when the request asked for a pipe: whoever holds it
+    /// gives the command input, and closing it is the command's end of input.
+    fn stdin_opened(&mut self, _stdin: std::os::fd::OwnedFd) {}
 
     /// When the consumer wants [`tick`](Self::tick) called next, even if no output comes; `None`:
     /// never. The executor's wait wakes for it (until the command is done).
@@ -387,6 +396,8 @@ pub enum OneShotReason {
     PoolShutDown,
     /// The command ran in a pseudo-terminal, which gets a fresh shell every time.
     Terminal,
+    /// The command's stdin is a pipe for input (`stdin: "pipe"`), which only a one-shot shell gives.
+    StdinPipe,
     /// A long-lived shell could not be started or did not answer (the text says why).
     StartFailed {
         /// What went wrong.
@@ -403,6 +414,7 @@ impl fmt::Display for OneShotReason {
             Self::NotBash => f.write_str("only bash is kept as a long-lived shell"),
             Self::PoolShutDown => f.write_str("the shell pool is shut down"),
             Self::Terminal => f.write_str("the command ran in a pseudo-terminal"),
+            Self::StdinPipe => f.write_str("its stdin is a pipe for the job tool's input"),
             Self::StartFailed { error } => write!(f, "a long-lived shell could not be started: {error}"),
         }
     }

@@ -92,6 +92,16 @@ impl Executor for OneShotExecutor {
             // `--`: a command that starts with `-` is a command, not an option of the shell.
             None => command.arg("-c").arg("--").arg(&*script),
         };
+        // Input for a job (`stdin: "pipe"`): close-on-exec both ends here; the child's copy of the read
+        // end is made its stdin by the spawn.
+        let (stdin_read, stdin_write) = match req.stdin_pipe {
+            true => {
+                let (read, write) =
+                    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| ExecError::Setup(e.into()))?;
+                (Some(read), Some(write))
+            }
+            false => (None, None),
+        };
         let stdout = match &stdout_pipe {
             Some((_, stdout_write)) => stdout_write.try_clone(),
             None => write.try_clone(),
@@ -102,7 +112,10 @@ impl Executor for OneShotExecutor {
         command
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
+            .stdin(match &stdin_read {
+                Some(read) => Stdio::from(read.try_clone().map_err(ExecError::Setup)?),
+                None => Stdio::null(),
+            })
             .stdout(Stdio::from(stdout.map_err(ExecError::Setup)?))
             .stderr(Stdio::from(write));
         if req.interactive {
@@ -135,6 +148,11 @@ impl Executor for OneShotExecutor {
             outputs.push(OutputReader::stdout(read));
         }
         out.started(shell.pid().as_raw());
+        // The child has its copy of the read end; the consumer gets the write end.
+        drop(stdin_read);
+        if let Some(write) = stdin_write {
+            out.stdin_opened(write);
+        }
         let ending = watch_outputs(&mut outputs, &[shell.exit_fd()], cancel, deadline, out)?;
         let (outcome, background) = match ending {
             Ending::Done => {

@@ -15,10 +15,10 @@ const FD_BUDGET: usize = 4096;
 /// Processes looked at per look, at most.
 const PROCESS_BUDGET: usize = 256;
 
-/// The addresses (`127.0.0.1:5173`, `[::]:8080`) that `root` and the processes of its tree started at
-/// or after `since` (clock ticks after boot; 0 for all) listen on, in a stable order. `root` always
-/// counts: a shell holds no listening socket of its own, unless a command replaced it (`exec server`).
-pub(crate) fn listening(root: i32, since: u64) -> Vec<String> {
+/// A call's processes: `root` and the processes of its tree started at or after `since` (clock ticks
+/// after boot; 0 for all), at most [`PROCESS_BUDGET`]. `root` always counts: a shell holds no
+/// listening socket and reads no input of its own, unless a command replaced it (`exec server`).
+pub(crate) fn processes(root: i32, since: u64) -> Vec<i32> {
     let mut pids = vec![root];
     procfs::visit_descendants(root, |pid| {
         if pids.len() >= PROCESS_BUDGET {
@@ -29,10 +29,15 @@ pub(crate) fn listening(root: i32, since: u64) -> Vec<String> {
         }
         true
     });
+    pids
+}
+
+/// The addresses (`127.0.0.1:5173`, `[::]:8080`) that `pids` listen on, in a stable order.
+pub(crate) fn listening(pids: &[i32]) -> Vec<String> {
     let mut inodes = HashSet::new();
     let mut budget = FD_BUDGET;
     let mut netns_of = None;
-    for &pid in &pids {
+    for &pid in pids {
         let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
         for entry in dir.flatten() {
             if budget == 0 {
@@ -119,9 +124,9 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let me = std::process::id() as i32;
-        let found = listening(me, 0);
+        let found = listening(&processes(me, 0));
         assert!(found.contains(&format!("127.0.0.1:{port}")), "{found:?}");
         drop(listener);
-        assert!(!listening(me, 0).contains(&format!("127.0.0.1:{port}")));
+        assert!(!listening(&processes(me, 0)).contains(&format!("127.0.0.1:{port}")));
     }
 }

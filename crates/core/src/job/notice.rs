@@ -24,6 +24,13 @@ pub(crate) fn yield_notice(info: &JobInfo) -> String {
     let listening =
         if info.listening.is_empty() { String::new() } else { format!(", listening on {}", info.listening.join(", ")) };
     let id = info.id;
+    if let Some(reader) = &info.reading {
+        return format!(
+            "[Waiting for input as job {id}: {reader} reads its stdin ({so_far} so far{deadline}). With the `job` \
+tool: {{\"action\": \"write\", \"id\": {id}, \"input\": \"y\\n\"}} answers it and returns what it prints next, \
+{{\"action\": \"kill\", \"id\": {id}}} stops it]"
+        );
+    }
     format!(
         "[Still running as job {id}{listening} ({so_far} so far{deadline}). With the `job` tool: \
 {{\"action\": \"wait\", \"id\": {id}}} waits for its end and returns its new output (\"until\": a regex of a \

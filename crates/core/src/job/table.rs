@@ -31,6 +31,9 @@ pub enum JobState {
     Running,
     /// Running, and a process of it holds a listening TCP socket (a server that is up).
     Listening,
+    /// Running, and a program of it is blocked reading its stdin pipe (a prompt): the `job` tool's
+    /// `write` answers it.
+    AwaitingInput,
     /// Ended by itself with an exit status.
     Exited,
     /// Its shell was killed by a signal nobody in bashrt sent.
@@ -46,7 +49,7 @@ pub enum JobState {
 impl JobState {
     /// Whether the job has ended.
     pub fn ended(self) -> bool {
-        !matches!(self, JobState::Running | JobState::Listening)
+        !matches!(self, JobState::Running | JobState::Listening | JobState::AwaitingInput)
     }
 
     fn of(outcome: Outcome) -> Self {
@@ -79,6 +82,11 @@ pub struct JobInfo {
     /// The addresses it listens on (`127.0.0.1:5173`, `[::]:8080`), while it runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub listening: Vec<String>,
+    /// The program blocked reading the job's stdin, while it waits for input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
+    /// Whether the job's stdin is a pipe the `job` tool writes to (`stdin: "pipe"`), still open.
+    pub stdin_open: bool,
     /// Since its call started (until its end, once it ended).
     pub elapsed_ms: u64,
     /// When its deadline kills it, from now; `None` once it ended.
@@ -104,6 +112,11 @@ impl JobInfo {
             JobState::Listening => {
                 format!("running for {}, listening on {}", secs(self.elapsed_ms), self.listening.join(", "))
             }
+            JobState::AwaitingInput => format!(
+                "waiting for input ({} reads its stdin) after {}",
+                self.reading.as_deref().unwrap_or("a program"),
+                secs(self.elapsed_ms)
+            ),
             JobState::Exited => {
                 format!("exited with code {} after {}", self.exit_code.unwrap_or(-1), secs(self.elapsed_ms))
             }
@@ -217,6 +230,8 @@ pub(crate) struct JobStart {
     pub lines_before: u64,
     pub bytes_before: u64,
     pub artifact: Option<ArtifactId>,
+    /// The write end of the command's stdin pipe (`stdin: "pipe"`).
+    pub stdin: Option<std::os::fd::OwnedFd>,
 }
 
 /// One job: shared by the table, the thread running its command, and its waiters.
@@ -230,10 +245,16 @@ pub(crate) struct Job {
     window_config: SinkConfig,
     state: Mutex<State>,
     changed: Condvar,
+    /// The command's stdin, while open: writes go in order, one at a time.
+    stdin: Mutex<Option<std::fs::File>>,
 }
 
 struct State {
     listening: Vec<String>,
+    /// The program the last look found blocked reading the stdin pipe.
+    awaiting: Option<String>,
+    stdin_open: bool,
+    stdin_was_pipe: bool,
     end: Option<End>,
     /// The output since the model's last read.
     window: OutputSink,
@@ -259,6 +280,9 @@ impl Job {
     fn new(id: JobId, start: JobStart) -> Self {
         let state = State {
             listening: Vec::new(),
+            awaiting: None,
+            stdin_open: start.stdin.is_some(),
+            stdin_was_pipe: start.stdin.is_some(),
             end: None,
             window: OutputSink::new(start.window.clone(), None),
             window_first_line: start.lines_before + 1,
@@ -278,6 +302,7 @@ impl Job {
             window_config: start.window,
             state: Mutex::new(state),
             changed: Condvar::new(),
+            stdin: Mutex::new(start.stdin.map(std::fs::File::from)),
         }
     }
 
@@ -308,6 +333,37 @@ impl Job {
         }
     }
 
+    /// The program the last look found waiting for input on the stdin pipe (the running thread only).
+    pub(crate) fn set_awaiting(&self, reader: Option<String>) {
+        let mut state = self.lock();
+        if state.awaiting != reader && state.end.is_none() {
+            state.awaiting = reader;
+            self.bump(&mut state);
+        }
+    }
+
+    /// Writes `input` to the job's stdin, then closes it when `close`. The waiting state is cleared:
+    /// the next look says whether the command reads again.
+    pub(crate) fn write(&self, input: &[u8], close: bool) -> Result<(), WriteError> {
+        let mut stdin = self.stdin.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.ended() {
+            return Err(WriteError::Ended);
+        }
+        let Some(file) = stdin.as_mut() else {
+            return Err(if self.lock().stdin_was_pipe { WriteError::Closed } else { WriteError::NoPipe });
+        };
+        // The command may have stopped reading: a full pipe must not hold the caller.
+        let written = write_within(file, input, WRITE_WAIT);
+        if close || written.is_err() {
+            *stdin = None;
+        }
+        let mut state = self.lock();
+        state.awaiting = None;
+        state.stdin_open = stdin.is_some();
+        self.bump(&mut state);
+        written
+    }
+
     /// Whether a waiter wants the ports looked at often.
     pub(crate) fn eager(&self) -> bool {
         self.lock().eager
@@ -323,8 +379,11 @@ impl Job {
 
     /// The command ended (the running thread only, once).
     pub(crate) fn end(&self, outcome: Outcome, elapsed: Duration) {
+        *self.stdin.lock().unwrap_or_else(PoisonError::into_inner) = None;
         let mut state = self.lock();
         state.listening.clear();
+        state.awaiting = None;
+        state.stdin_open = false;
         state.end = Some(End { outcome, elapsed, seen: false });
         self.bump(&mut state);
     }
@@ -357,6 +416,7 @@ impl Job {
     fn info_of(&self, state: &State) -> JobInfo {
         let (job_state, elapsed) = match &state.end {
             Some(end) => (JobState::of(end.outcome), end.elapsed),
+            None if state.awaiting.is_some() => (JobState::AwaitingInput, self.started.elapsed()),
             None if state.listening.is_empty() => (JobState::Running, self.started.elapsed()),
             None => (JobState::Listening, self.started.elapsed()),
         };
@@ -369,6 +429,8 @@ impl Job {
             exit_code: outcome.and_then(|o| o.exit_code()),
             signal: outcome.and_then(|o| o.signal_name()),
             listening: state.listening.clone(),
+            reading: state.awaiting.clone(),
+            stdin_open: state.stdin_open,
             elapsed_ms: elapsed.as_millis() as u64,
             deadline_in_ms: match (&state.end, self.deadline) {
                 (None, Some(d)) => Some(d.saturating_duration_since(now).as_millis() as u64),
@@ -394,6 +456,7 @@ impl Job {
         let met = loop {
             let met = match until {
                 Until::Exit => state.end.is_some(),
+                Until::Settled => state.end.is_some() || state.awaiting.is_some(),
                 Until::Pattern(regex) => {
                     let found = find_pattern(&state.window, regex, &mut checked);
                     found || state.end.is_some()
@@ -449,6 +512,8 @@ impl Job {
 pub(crate) enum Until {
     /// The end.
     Exit,
+    /// The end, or the command reading its stdin again (after a write).
+    Settled,
     /// A line of new output that matches (or the end).
     Pattern(regex::Regex),
     /// A listening socket, on this port when one is named (or the end).
@@ -469,4 +534,58 @@ fn find_pattern(window: &OutputSink, regex: &regex::Regex, checked: &mut u64) ->
     };
     *checked = from + complete.len() as u64;
     String::from_utf8_lossy(complete).lines().any(|line| regex.is_match(line))
+}
+
+/// How long a write waits for room in the pipe, at most.
+const WRITE_WAIT: Duration = Duration::from_secs(5);
+
+/// Why input could not be given to a job. The text is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum WriteError {
+    #[error("its stdin is not a pipe: start the command with \"stdin\": \"pipe\" to give it input")]
+    NoPipe,
+    #[error("its stdin was closed")]
+    Closed,
+    #[error("it has ended")]
+    Ended,
+    #[error("the command does not read its stdin: {0}")]
+    Stuck(String),
+}
+
+/// Writes all of `input`, waiting at most `wait` for room in the pipe.
+fn write_within(file: &mut std::fs::File, input: &[u8], wait: Duration) -> Result<(), WriteError> {
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    let give_up = Instant::now() + wait;
+    let fd = file.as_fd().try_clone_to_owned().map_err(|e| WriteError::Stuck(e.to_string()))?;
+    let flags = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_GETFL).map_err(|e| WriteError::Stuck(e.to_string()))?;
+    let nonblocking = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_SETFL(nonblocking)).map_err(|e| WriteError::Stuck(e.to_string()))?;
+    let mut rest = input;
+    while !rest.is_empty() {
+        match file.write(rest) {
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let left = give_up.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(WriteError::Stuck(format!(
+                        "{} of {} bytes written in {}s",
+                        input.len() - rest.len(),
+                        input.len(),
+                        wait.as_secs()
+                    )));
+                }
+                let mut fds = [nix::poll::PollFd::new(fd.as_fd(), nix::poll::PollFlags::POLLOUT)];
+                let millis = nix::poll::PollTimeout::try_from(left.as_millis().min(60_000) as u64)
+                    .unwrap_or(nix::poll::PollTimeout::MAX);
+                let _ = nix::poll::poll(&mut fds, millis);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                return Err(WriteError::Stuck("nothing reads it any more".into()))
+            }
+            Err(e) => return Err(WriteError::Stuck(e.to_string())),
+        }
+    }
+    Ok(())
 }

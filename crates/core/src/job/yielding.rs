@@ -6,22 +6,30 @@
 //!
 //! A call yields at the first of: its yield time; a look at its processes finding a listening socket
 //! (looks start once the output has been quiet for [`QUIET`], every [`FIRST_LOOK`] then less and
-//! less often, up to [`LAST_LOOK`]). Once yielded, the same looks keep the job's listening addresses
+//! less often, up to [`YOUNG_LOOK`] in the call's first [`YOUNG`], then up to [`LAST_LOOK`]). Once yielded, the same looks keep the job's listening addresses
 //! current, and every chunk goes to the job's window and to the artifact, flushed at once so that a
 //! reader sees it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::listen::listening;
+use std::os::fd::OwnedFd;
+
+use super::listen::{listening, processes};
 use super::table::Job;
 use crate::process::procfs;
+use crate::process::waiting::{Probe, Prober, Stdin};
 use crate::sink::OutputSink;
 
 /// Output quiet this long before processes are looked at: a chatty build is not a server.
 pub(crate) const QUIET: Duration = Duration::from_millis(200);
 /// The first interval between looks, and the interval while a waiter waits for a port.
 const FIRST_LOOK: Duration = Duration::from_millis(100);
+/// The longest interval between looks in a call's first [`YOUNG`]: a server is usually up by then,
+/// and must be seen soon after it is.
+const YOUNG_LOOK: Duration = Duration::from_millis(300);
+/// How long a call is young.
+const YOUNG: Duration = Duration::from_secs(30);
 /// The longest interval between looks, however long the job runs quiet.
 const LAST_LOOK: Duration = Duration::from_millis(3200);
 
@@ -32,11 +40,13 @@ pub(crate) enum YieldReason {
     Time,
     /// A process of it listens on these addresses.
     Listening(Vec<String>),
+    /// This program of it waits for input on the stdin pipe.
+    AwaitingInput(String),
 }
 
 /// Makes the job and hands the yielded result to the caller: called once, with the sink (already
 /// spilled and flushed) and the reason.
-pub(crate) type Fire<'f> = Box<dyn FnOnce(&OutputSink, YieldReason) -> Arc<Job> + 'f>;
+pub(crate) type Fire<'f> = Box<dyn FnOnce(&OutputSink, YieldReason, Option<OwnedFd>) -> Arc<Job> + 'f>;
 
 /// When a call yields; then, its job.
 pub(crate) struct YieldPlan<'f> {
@@ -51,6 +61,12 @@ pub(crate) struct YieldPlan<'f> {
     last_output: Instant,
     next_look: Instant,
     look_every: Duration,
+    /// The write end of the command's stdin pipe, until the job takes it; what the pipe is, to tell
+    /// a read of it; the looks' verdicts; the program last confirmed waiting on it.
+    stdin: Option<OwnedFd>,
+    stdin_id: Option<Stdin>,
+    prober: Prober,
+    awaiting: Option<String>,
 }
 
 impl<'f> YieldPlan<'f> {
@@ -67,7 +83,17 @@ impl<'f> YieldPlan<'f> {
             last_output: now,
             next_look: now + QUIET,
             look_every: FIRST_LOOK,
+            stdin: None,
+            stdin_id: None,
+            prober: Prober::default(),
+            awaiting: None,
         }
+    }
+
+    /// The command's stdin is a pipe, this its write end.
+    pub(crate) fn stdin_opened(&mut self, stdin: OwnedFd) {
+        self.stdin_id = Stdin::of_fd(std::os::fd::AsFd::as_fd(&stdin)).ok();
+        self.stdin = Some(stdin);
     }
 
     /// The shell running the command is known.
@@ -103,14 +129,28 @@ impl<'f> YieldPlan<'f> {
             // never reads the clock): ticks now, less the time since the call started, less one.
             let created = self.created;
             let since = *self.since.get_or_insert_with(|| procfs::ticks_before(created.elapsed()));
-            let found = self.root.map(|pid| listening(pid, since)).unwrap_or_default();
+            let pids = self.root.map(|pid| processes(pid, since)).unwrap_or_default();
+            let found = listening(&pids);
+            self.awaiting = match self.stdin_id.as_ref().map(|stdin| self.prober.probe(&pids, stdin)) {
+                Some(Probe::Waiting(reader)) => Some(reader.comm),
+                Some(Probe::Seen(_)) => self.awaiting.take(),
+                Some(Probe::NotWaiting) | None => None,
+            };
             let eager = self.job.as_ref().is_some_and(|j| j.eager());
-            self.look_every = if eager { FIRST_LOOK } else { (self.look_every * 2).min(LAST_LOOK) };
+            let longest = if created.elapsed() < YOUNG { YOUNG_LOOK } else { LAST_LOOK };
+            self.look_every = if eager { FIRST_LOOK } else { (self.look_every * 2).min(longest) };
             self.next_look = now + self.look_every;
-            match &self.job {
-                Some(job) => job.set_listening(found),
-                None if !found.is_empty() => return self.fire(sink, YieldReason::Listening(found)),
-                None => {}
+            match (&self.job, &self.awaiting) {
+                (Some(job), _) => {
+                    job.set_listening(found);
+                    job.set_awaiting(self.awaiting.clone());
+                }
+                (None, Some(reader)) => {
+                    let reader = reader.clone();
+                    return self.fire(sink, YieldReason::AwaitingInput(reader));
+                }
+                (None, None) if !found.is_empty() => return self.fire(sink, YieldReason::Listening(found)),
+                (None, None) => {}
             }
         }
         if self.job.is_none() && self.at.is_some_and(|at| now >= at) {
@@ -122,12 +162,7 @@ impl<'f> YieldPlan<'f> {
         let Some(fire) = self.fire.take() else { return };
         sink.ensure_spilled();
         sink.flush_spill();
-        let listening = match &reason {
-            YieldReason::Listening(found) => found.clone(),
-            YieldReason::Time => Vec::new(),
-        };
-        let job = fire(sink, reason);
-        job.set_listening(listening);
+        let job = fire(sink, reason, self.stdin.take());
         self.job = Some(job);
     }
 

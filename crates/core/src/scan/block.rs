@@ -105,8 +105,12 @@ impl Continuation {
 pub(super) fn trim_to_opener(line: &KeptLine, before: &mut Vec<(u64, KeptLine)>) {
     let path = shape::location_path(&line.bytes);
     let named: Vec<&[u8]> = shape::path_words(&line.bytes).take(4).collect();
-    let steps =
-        before.iter().position(|(_, kept)| named.iter().any(|word| memchr::memmem::find(&kept.bytes, word).is_some()));
+    // A file made from another is named after it (`a.c.rej`, `a.c.orig`, `a.o` of `a.c`): the step
+    // that names the source is the opener too.
+    let stems: Vec<&[u8]> = named.iter().filter_map(|word| shape::stem(word)).collect();
+    let names =
+        |kept: &KeptLine| named.iter().chain(&stems).any(|word| memchr::memmem::find(&kept.bytes, word).is_some());
+    let steps = before.iter().position(|(_, kept)| names(kept));
     let numbered = before.iter().rposition(|(_, kept)| shape::is_numbered_item(&kept.bytes));
     let parent = shape::indent(&line.bytes)
         .filter(|here| *here > 0)

@@ -125,6 +125,10 @@ impl OutputConsumer for ParseErrorPrefix<'_> {
         self.inner.started(shell);
     }
 
+    fn stdin_opened(&mut self, stdin: std::os::fd::OwnedFd) {
+        self.inner.stdin_opened(stdin);
+    }
+
     fn next_tick(&self) -> Option<std::time::Instant> {
         self.inner.next_tick()
     }

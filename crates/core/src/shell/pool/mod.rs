@@ -375,6 +375,9 @@ impl Pool {
         if !is_bash(&req.shell) {
             return one_shot(req, None, OneShotReason::NotBash, out, cancel);
         }
+        if req.stdin_pipe {
+            return one_shot(req, None, OneShotReason::StdinPipe, out, cancel);
+        }
         let key = self.key_for(&KeyView::of(req));
         let (checkout, evicted) = self.checkout(&key);
         if !evicted.is_empty() {

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Jobs through `bashrt rpc`: how precisely a call yields, how soon a server is seen listening, and the
+server's memory while many jobs print.
+
+    bench/jobs.py [--bashrt target/release/bashrt] [--runs 50] [--out FILE]
+
+1. Yield precision: `tool_call` of `sleep 30` with `yield_ms` 1000 and 300, --runs times each; the time
+   from writing the request to reading its `tool_execution_end`, less the yield time. Target: p95 within
+   yield + 100 ms.
+2. Ready detection: `tool_call` of a Python server that sleeps a random 0.3-1.5 s, then listens on an
+   ephemeral port of 127.0.0.1 and writes the wall-clock time it called listen() to a file; half the
+   runs then print a line (as most servers do), half stay silent; the time from listen() to reading
+   the call's `tool_execution_end` (which must say `listening`). Target: p50 <= 350 ms, p95 <= 500 ms.
+   Each job is killed with the `job` tool after.
+3. Memory: 16 jobs, each printing 1 MB/s for --flood-secs (default 60) seconds (a Python loop of 64 KiB
+   lines), started with `background: true`; the server's VmRSS/VmHWM from /proc after they end. Target:
+   RSS <= 16 MiB.
+
+The server runs with BASHRT_STATE_DIR in a fresh temporary directory. Output: a table on stderr and a
+JSON object (--out).
+"""
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SERVER = r"""
+import random, socket, sys, time
+time.sleep(random.uniform(0.3, 1.5))
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+open(sys.argv[1], "w").write(repr(time.time()))
+if sys.argv[2] == "say":
+    print("listening on", s.getsockname(), flush=True)
+time.sleep(600)
+"""
+
+FLOOD = r"""
+import sys, time
+line = b"x" * 65535 + b"\n"
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    t = time.time()
+    for _ in range(16):
+        sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+    time.sleep(max(0.0, 1.0 - (time.time() - t)))
+"""
+
+
+class Rpc:
+    def __init__(self, bashrt, state):
+        env = dict(os.environ, BASHRT_STATE_DIR=state)
+        self.proc = subprocess.Popen([bashrt, "rpc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.n = 0
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put((time.time(), json.loads(line)))
+        self.lines.put((time.time(), None))
+
+    def send(self, message):
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def call(self, name, arguments):
+        self.n += 1
+        call_id = f"c{self.n}"
+        sent = time.time()
+        self.send({"id": call_id, "type": "tool_call", "toolCallId": call_id, "name": name, "arguments": arguments})
+        while True:
+            at, message = self.lines.get(timeout=120)
+            if message is None:
+                raise SystemExit("the server ended")
+            if message.get("type") == "tool_execution_end" and message.get("toolCallId") == call_id:
+                return sent, at, message["result"]
+
+    def rss(self):
+        status = open(f"/proc/{self.proc.pid}/status").read()
+        value = lambda key: int(next(l for l in status.splitlines() if l.startswith(key)).split()[1]) / 1024
+        return value("VmRSS:"), value("VmHWM:")
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bashrt", default="target/release/bashrt")
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--flood-secs", type=float, default=60)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    report = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load": open("/proc/loadavg").read().split()[:3]}
+    with tempfile.TemporaryDirectory() as state:
+        rpc = Rpc(args.bashrt, state)
+        # Warm the shell and the snapshot.
+        rpc.call("bash", {"command": "true"})
+
+        for yield_ms in (1000, 300):
+            late = []
+            for _ in range(args.runs):
+                sent, at, result = rpc.call("bash", {"command": "sleep 30", "yield_ms": yield_ms})
+                job = result["details"]["job"]
+                late.append((at - sent) * 1000 - yield_ms)
+                rpc.call("job", {"action": "kill", "id": job["id"]})
+            report[f"yield_{yield_ms}ms_late_ms"] = {"p50": statistics.median(late), "p95": pct(late, 95), "max": max(late)}
+
+        stamp = os.path.join(state, "listened")
+        for mode in ("say", "silent"):
+            ready = []
+            for _ in range(args.runs // 2 or 1):
+                command = f"exec python3 -c '{SERVER}' {stamp} {mode}"
+                sent, at, result = rpc.call("bash", {"command": command, "yield_ms": 600000})
+                job = result["details"]["job"]
+                assert job["state"] == "listening", result
+                ready.append((at - float(open(stamp).read())) * 1000)
+                rpc.call("job", {"action": "kill", "id": job["id"]})
+            report[f"ready_{mode}_ms"] = {"p50": statistics.median(ready), "p95": pct(ready, 95), "max": max(ready)}
+
+        flood = open(os.path.join(state, "flood.py"), "w")
+        flood.write(FLOOD)
+        flood.close()
+        ids = []
+        for _ in range(16):
+            _, _, result = rpc.call("bash", {"command": f"python3 {flood.name} {args.flood_secs}", "background": True})
+            ids.append(result["details"]["job"]["id"])
+        peak = 0.0
+        for job_id in ids:
+            _, _, result = rpc.call("job", {"action": "wait", "id": job_id, "timeout": args.flood_secs + 60})
+            peak = max(peak, rpc.rss()[0])
+        rss, hwm = rpc.rss()
+        report["flood"] = {"jobs": 16, "mb_per_s": 1, "secs": args.flood_secs, "rss_mib_after": rss,
+                           "rss_mib_max_seen": peak, "hwm_mib": hwm}
+        rpc.close()
+    for key, value in report.items():
+        print(f"{key}: {value}", file=sys.stderr)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
