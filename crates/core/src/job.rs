@@ -16,6 +16,7 @@
 //! - [`table`]: the table, a job's state, listing and ends the model has not seen;
 //! - [`yielding`]: the run stage's side — when a call yields, and what the job learns as it runs;
 //! - [`listen`]: which TCP ports a job's processes listen on, from `/proc`;
+//! - [`stdin`]: input to a job whose stdin is a pipe;
 //! - [`notice`]: what other results say of jobs.
 //!
 //! The `job` tool that reads them is [`crate::job_tool`]; this module knows nothing of results or
@@ -23,6 +24,7 @@
 
 mod listen;
 mod notice;
+mod stdin;
 mod table;
 mod yielding;
 

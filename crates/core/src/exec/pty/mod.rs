@@ -123,6 +123,9 @@ pub(crate) fn execute(
     let outcome = match ending {
         Ok(Watched::Exited) => {
             drain(&session, &mut stream, &mut buf, DRAIN_MAX);
+            // Its answer may have come with its last output and its exit in one wake: nothing waits
+            // for input any more, and the console must hear so.
+            input.set(None, stream.ui);
             session.reap()
         }
         Ok(killed @ (Watched::Cancelled | Watched::DeadlineReached)) => {
