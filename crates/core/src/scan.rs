@@ -56,8 +56,8 @@ pub struct KeptLine {
 pub(crate) const CONTINUATION_MAX: u64 = 24;
 
 /// How far above an error the scanner looks for the line that names what it is about (the request
-/// of a download, the file of a linter's list).
-const SUBJECT_BEFORE: usize = 4;
+/// of a download, the file of a linter's list, the `patching file` step above a hunk's report).
+const SUBJECT_BEFORE: usize = 6;
 
 /// Distinct matched texts counted for [`ErrorIndex::repeats`]; past that, a text counts as rare.
 const REPEATS_MAX: usize = 16_384;
