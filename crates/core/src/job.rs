@@ -16,7 +16,7 @@
 //! - [`table`]: the table, a job's state, listing and ends the model has not seen;
 //! - [`yielding`]: the run stage's side — when a call yields, and what the job learns as it runs;
 //! - [`listen`]: which TCP ports a job's processes listen on, from `/proc`;
-//! - [`stdin`]: input to a job whose stdin is a pipe;
+//! - [`stdin`]: input to a job whose stdin is a pipe; [`prompt`]: what a job waiting for input asks;
 //! - [`notice`]: what other results say of jobs.
 //!
 //! The `job` tool that reads them is [`crate::job_tool`]; this module knows nothing of results or
@@ -24,11 +24,14 @@
 
 mod listen;
 mod notice;
+mod prompt;
 mod stdin;
 mod table;
 mod yielding;
 
-pub(crate) use notice::{ended_notice, one_line, yield_notice};
+pub(crate) use notice::{answer, ended_notice, one_line, yield_notice};
+pub(crate) use prompt::LastLine;
+pub use prompt::{Prompt, PromptKind};
 pub(crate) use table::{format_secs, Job, JobStart, Until};
 pub use table::{JobId, JobInfo, JobState, Jobs};
 pub(crate) use yielding::{YieldPlan, YieldReason};

@@ -334,9 +334,9 @@ fn status_notice(info: &JobInfo) -> String {
             info.listening.join(", ")
         ),
         JobState::AwaitingInput => format!(
-            "[Job {id} is waiting for input: {} reads its stdin ({so_far} so far{deadline}). Answer with \
-{{\"action\": \"write\", \"id\": {id}, \"input\": \"…\\n\"}}.{full}]",
+            "[Job {id} is waiting for input: {} reads its stdin ({so_far} so far{deadline}). {}.{full}]",
             info.reading.as_deref().unwrap_or("a program"),
+            crate::job::answer(info),
             id = info.id,
         ),
         _ => format!("[Job {} {}.{full}]", info.id, info.describe()),

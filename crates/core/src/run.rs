@@ -244,6 +244,11 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
             bytes_before: sink.total_bytes(),
             artifact: sink.spilled_to(),
             stdin,
+            last_line: {
+                let mut last = crate::job::LastLine::default();
+                last.push(sink.tail_bytes());
+                last
+            },
         });
         match reason {
             YieldReason::Listening(addresses) => job.set_listening(addresses),

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use bashrt_core::{
-    BashParams, BashTool, CallContext, CancelToken, JobAction, JobParams, JobState, Runtime, SessionName, Settings,
-    StdinMode, ToolResult, Yielding, MAX_RUNNING_JOBS,
+    BashParams, BashTool, CallContext, CancelToken, JobAction, JobParams, JobState, PromptKind, Runtime, SessionName,
+    Settings, StdinMode, ToolResult, Yielding, MAX_RUNNING_JOBS,
 };
 
 struct Fixture {
@@ -286,7 +286,9 @@ fn a_prompt_on_a_stdin_pipe_returns_at_once_and_write_answers_it() {
     assert_eq!((job.state, job.reading.as_deref(), job.stdin_open), (JobState::AwaitingInput, Some("python3"), true));
     let text = yielded.text();
     assert!(text.starts_with("Proceed? [y/N] \n\n[Waiting for input as job 1: python3 reads its stdin ("), "{text}");
-    assert!(text.contains(r#"{"action": "write", "id": 1, "input": "y\n"}"#), "{text}");
+    assert!(text.contains(r#"It asks yes or no: {"action": "write", "id": 1, "input": "y\n"} answers it"#), "{text}");
+    let prompt = job.prompt.unwrap();
+    assert_eq!((prompt.text.as_str(), prompt.kind, prompt.secret), ("Proceed? [y/N]", PromptKind::YesNo, false));
 
     let answered = write(&fx, 1, "y\n", false);
     let text = answered.text();
@@ -339,5 +341,23 @@ fn a_read_of_another_file_is_not_waiting_for_input_and_null_stdin_jobs_take_none
         refused.text()
     );
     release(&gate, "");
+    thread.join().unwrap();
+}
+
+#[test]
+fn a_password_prompt_is_left_to_the_user() {
+    let fx = Fixture::new();
+    let (yielded, thread) =
+        fx.start(piped("printf 'Password for deploy@prod: '; read -r p; echo \"got ${#p} chars\"", 600_000));
+    let job = yielded.details.job.clone().unwrap();
+    let prompt = job.prompt.unwrap();
+    assert_eq!((prompt.kind, prompt.secret), (PromptKind::Password, true));
+    let text = yielded.text();
+    assert!(
+        text.contains("It asks for a password or a secret: that is the user's to give — ask them, never make one up"),
+        "{text}"
+    );
+    let answered = write(&fx, 1, "hunter2\n", false);
+    assert!(answered.text().starts_with("got 7 chars\n"), "{}", answered.text());
     thread.join().unwrap();
 }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::prompt::PromptKind;
 use super::table::{format_secs, JobInfo};
 
 /// A command on one line, shortened.
@@ -26,9 +27,9 @@ pub(crate) fn yield_notice(info: &JobInfo) -> String {
     let id = info.id;
     if let Some(reader) = &info.reading {
         return format!(
-            "[Waiting for input as job {id}: {reader} reads its stdin ({so_far} so far{deadline}). With the `job` \
-tool: {{\"action\": \"write\", \"id\": {id}, \"input\": \"y\\n\"}} answers it and returns what it prints next, \
-{{\"action\": \"kill\", \"id\": {id}}} stops it]"
+            "[Waiting for input as job {id}: {reader} reads its stdin ({so_far} so far{deadline}). {}; \
+{{\"action\": \"kill\", \"id\": {id}}} stops it]",
+            answer(info)
         );
     }
     format!(
@@ -36,6 +37,24 @@ tool: {{\"action\": \"write\", \"id\": {id}, \"input\": \"y\\n\"}} answers it an
 {{\"action\": \"wait\", \"id\": {id}}} waits for its end and returns its new output (\"until\": a regex of a \
 line to stop at), {{\"action\": \"kill\", \"id\": {id}}} stops it]"
     )
+}
+
+/// How to answer the prompt of a job waiting for input, by what it asks (a password is the user's):
+/// one clause, without a final stop.
+pub(crate) fn answer(info: &JobInfo) -> String {
+    let id = info.id;
+    let write = |example: &str| format!("{{\"action\": \"write\", \"id\": {id}, \"input\": \"{example}\"}}");
+    match info.prompt.as_ref().map(|p| p.kind) {
+        Some(PromptKind::Password) => format!(
+            "It asks for a password or a secret: that is the user's to give — ask them, never make one up; \
+once they gave it, {} sends it (bashrt keeps no copy)",
+            write("…\\n")
+        ),
+        Some(PromptKind::YesNo) => {
+            format!("It asks yes or no: {} answers it and returns what it prints next", write("y\\n"))
+        }
+        _ => format!("With the `job` tool: {} answers it and returns what it prints next", write("…\\n")),
+    }
 }
 
 /// What a result says of jobs that ended since the model last heard of them; put first.

@@ -86,6 +86,9 @@ pub struct JobInfo {
     /// The program blocked reading the job's stdin, while it waits for input.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reading: Option<String>,
+    /// What it asks, while it waits for input: the last line it printed, and the kind of answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<super::Prompt>,
     /// Whether the job's stdin is a pipe the `job` tool writes to (`stdin: "pipe"`), still open.
     pub stdin_open: bool,
     /// Since its call started (until its end, once it ended).
@@ -233,6 +236,8 @@ pub(crate) struct JobStart {
     pub artifact: Option<ArtifactId>,
     /// The write end of the command's stdin pipe (`stdin: "pipe"`).
     pub stdin: Option<std::os::fd::OwnedFd>,
+    /// The last line of the output before the yield.
+    pub last_line: super::LastLine,
 }
 
 /// One job: shared by the table, the thread running its command, and its waiters.
@@ -254,6 +259,8 @@ struct State {
     listening: Vec<String>,
     /// The program the last look found blocked reading the stdin pipe.
     awaiting: Option<String>,
+    /// The last line of output, for the prompt of a job waiting for input.
+    last_line: super::LastLine,
     stdin_open: bool,
     stdin_was_pipe: bool,
     end: Option<End>,
@@ -282,6 +289,7 @@ impl Job {
         let state = State {
             listening: Vec::new(),
             awaiting: None,
+            last_line: start.last_line,
             stdin_open: start.stdin.is_some(),
             stdin_was_pipe: start.stdin.is_some(),
             end: None,
@@ -320,6 +328,7 @@ impl Job {
     pub(crate) fn push(&self, chunk: &[u8], total_lines: u64, total_bytes: u64) {
         let mut state = self.lock();
         state.window.push(chunk);
+        state.last_line.push(chunk);
         state.total_lines = total_lines;
         state.total_bytes = total_bytes;
         self.bump(&mut state);
@@ -431,6 +440,7 @@ impl Job {
             signal: outcome.and_then(|o| o.signal_name()),
             listening: state.listening.clone(),
             reading: state.awaiting.clone(),
+            prompt: state.awaiting.as_ref().map(|_| super::Prompt::of(state.last_line.bytes())),
             stdin_open: state.stdin_open,
             elapsed_ms: elapsed.as_millis() as u64,
             deadline_in_ms: match (&state.end, self.deadline) {

@@ -1,0 +1,115 @@
+//! What a command waiting for input asks: the last line it printed, and what kind of answer that line
+//! wants — so that a model answers a yes/no question and leaves a password to the user.
+
+use serde::Serialize;
+
+/// The most bytes of a prompt kept (a line longer than this is not a prompt anyone types an answer to).
+const PROMPT_MAX: usize = 240;
+
+/// What a prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum PromptKind {
+    /// A yes/no question (`[y/N]`, `(yes/no)`).
+    YesNo,
+    /// A password, passphrase, PIN or token: the user's to give.
+    Password,
+    /// Anything else: a line of text.
+    Text,
+}
+
+/// The prompt of a job waiting for input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Prompt {
+    /// The last line the command printed (without its line break), as the view shows text.
+    pub text: String,
+    /// What it asks for.
+    pub kind: PromptKind,
+    /// The answer is a secret: it must come from the user, and is not to be repeated.
+    pub secret: bool,
+}
+
+impl Prompt {
+    /// The prompt `last_line` makes.
+    pub(crate) fn of(last_line: &[u8]) -> Prompt {
+        let text = String::from_utf8_lossy(last_line).trim_end().to_string();
+        let lower = text.to_ascii_lowercase();
+        let secret_words = ["password", "passphrase", "passcode", "pin:", "pin code", "token:", "secret", "otp"];
+        let yes_no = ["[y/n]", "(y/n)", "[yes/no]", "(yes/no)", "y/n?", "[y/n/"];
+        let kind = if secret_words.iter().any(|w| lower.contains(w)) {
+            PromptKind::Password
+        } else if yes_no.iter().any(|w| lower.contains(w)) {
+            PromptKind::YesNo
+        } else {
+            PromptKind::Text
+        };
+        Prompt { text, kind, secret: kind == PromptKind::Password }
+    }
+}
+
+/// Keeps the last non-empty line of a stream, up to [`PROMPT_MAX`] bytes of it.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LastLine {
+    line: Vec<u8>,
+    /// The line in progress is past the cap: its start is kept, the rest dropped.
+    full: bool,
+    /// The stream ended its last line: the next byte starts a new one.
+    ended: bool,
+}
+
+impl LastLine {
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
+        for part in chunk.split_inclusive(|b| *b == b'\n') {
+            let (text, newline) = match part.split_last() {
+                Some((b'\n', text)) => (text, true),
+                _ => (part, false),
+            };
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            if self.ended && !text.is_empty() {
+                self.line.clear();
+                self.full = false;
+                self.ended = false;
+            }
+            if !self.full {
+                let room = PROMPT_MAX.saturating_sub(self.line.len());
+                self.line.extend_from_slice(&text[..text.len().min(room)]);
+                self.full = self.line.len() >= PROMPT_MAX;
+            }
+            if newline && !self.line.is_empty() {
+                self.ended = true;
+            }
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts_are_told_apart_by_what_they_ask() {
+        assert_eq!(Prompt::of(b"Proceed? [y/N] ").kind, PromptKind::YesNo);
+        let password = Prompt::of(b"[sudo] password for ann: ");
+        assert_eq!((password.kind, password.secret), (PromptKind::Password, true));
+        assert_eq!(Prompt::of(b"Enter passphrase for key '/home/a/.ssh/id_ed25519': ").kind, PromptKind::Password);
+        assert_eq!(Prompt::of(b"Name: ").kind, PromptKind::Text);
+        assert_eq!(Prompt::of(b"Name: ").text, "Name:");
+    }
+
+    #[test]
+    fn the_last_line_is_the_last_non_empty_one_across_chunks() {
+        let mut last = LastLine::default();
+        last.push(b"building\nDeploy to prod");
+        last.push(b"? [y/N] ");
+        assert_eq!(last.bytes(), b"Deploy to prod? [y/N] ");
+        last.push(b"\n\n");
+        assert_eq!(last.bytes(), b"Deploy to prod? [y/N] ");
+        last.push(b"Name: ");
+        assert_eq!(last.bytes(), b"Name: ");
+    }
+}
