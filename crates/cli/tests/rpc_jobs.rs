@@ -53,6 +53,9 @@ fn a_server_comes_back_when_it_listens_and_dies_with_the_rpc_server() {
     let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
     let job = &end["result"]["details"]["job"];
     assert_eq!(job["state"], "listening", "{end}");
+    // The first look that found it listening told the client too.
+    let (_, state) = rpc.wait_for("job_state", |v| v["type"] == "job_state");
+    assert_eq!((state["job"]["id"].clone(), state["job"]["state"].clone()), (json!(1), json!("listening")));
     let address = job["listening"][0].as_str().unwrap().to_string();
     assert!(text(&end).contains(&format!("[Still running as job 1, listening on {address} (")), "{}", text(&end));
     let pid_line = std::net::TcpStream::connect(&address);

@@ -33,5 +33,5 @@ pub(crate) use notice::{answer, ended_notice, one_line, yield_notice};
 pub(crate) use prompt::LastLine;
 pub use prompt::{Prompt, PromptKind};
 pub(crate) use table::{format_secs, Job, JobStart, Until};
-pub use table::{JobId, JobInfo, JobState, Jobs};
+pub use table::{JobId, JobInfo, JobObserver, JobState, Jobs};
 pub(crate) use yielding::{YieldPlan, YieldReason};

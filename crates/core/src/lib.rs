@@ -100,7 +100,7 @@ pub use arguments::{
 pub use cancel::CancelToken;
 pub use exec::pty::{PtyControl, PtySize, ToolUi};
 pub use feed::{ChunkCallback, UpdateCallback, UPDATE_INTERVAL};
-pub use job::{JobId, JobInfo, JobState, Jobs, Prompt, PromptKind};
+pub use job::{JobId, JobInfo, JobObserver, JobState, Jobs, Prompt, PromptKind};
 pub use job_tool::{job_params_schema, read_job_arguments, JobAction, JobArgumentError, JobParams};
 pub use outcome::{signal_name, Outcome};
 pub use runtime::{Runtime, RuntimeBuilder};

@@ -98,6 +98,14 @@ struct ToolEnd<'a> {
     is_error: bool,
 }
 
+/// A running job's new state.
+#[derive(Serialize)]
+struct JobStateEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    job: &'a bashrt_core::JobInfo,
+}
+
 /// A job's end: the result its call would have had, for a client that shows it (the model hears of
 /// it through the `job` tool, or first thing in its next result).
 #[derive(Serialize)]
@@ -168,6 +176,11 @@ impl Output {
     /// The end of a call of `tool_name`.
     pub fn tool_end_of(&self, tool_name: &str, tool_call_id: &str, result: &ToolResult) {
         self.send(&ToolEnd { kind: "tool_execution_end", tool_call_id, tool_name, result, is_error: result.is_error });
+    }
+
+    /// `job_state`: a running job started or stopped listening or waiting for input.
+    pub fn job_state(&self, job: &bashrt_core::JobInfo) {
+        self.send(&JobStateEvent { kind: "job_state", job });
     }
 
     /// `job_end`: the command of a call that yielded ended.

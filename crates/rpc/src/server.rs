@@ -130,6 +130,13 @@ impl Server {
         let Server { config, sender, events } = self;
         warm_snapshot(&config.runtime);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
+        // A weak reference: the runtime (which holds the observer) must not keep the server alive.
+        let weak = Arc::downgrade(&shared);
+        shared.runtime.jobs().observe(Arc::new(move |job| {
+            if let Some(shared) = weak.upgrade() {
+                shared.output.job_state(job);
+            }
+        }));
         let baton = standby_reader(&shared, &sender);
         let (input_shared, input_baton) = (shared.clone(), baton.clone());
         let reader = LineReader::new(input, MAX_LINE_BYTES);

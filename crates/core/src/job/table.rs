@@ -150,10 +150,15 @@ pub(crate) fn format_secs(d: Duration) -> String {
     format!("{}m{:02}s", secs / 60, secs % 60)
 }
 
+/// Told of every change of a running job's state (listening, waiting for input), from the thread
+/// running it, with no lock held.
+pub type JobObserver = Arc<dyn Fn(&JobInfo) + Send + Sync>;
+
 /// The jobs of one runtime. Ids start at 1 and are never reused, even after a job is forgotten.
 #[derive(Default)]
 pub struct Jobs {
     table: Mutex<Table>,
+    observer: Mutex<Option<JobObserver>>,
 }
 
 #[derive(Default)]
@@ -175,7 +180,8 @@ impl Jobs {
         let mut table = self.lock();
         table.next += 1;
         let id = JobId(table.next);
-        let job = Arc::new(Job::new(id, start));
+        let observer = self.observer.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let job = Arc::new(Job::new(id, start, observer));
         table.jobs.insert(id.0, Arc::clone(&job));
         // Forget the oldest ended jobs the model has seen end, past the keep limit.
         let ended: Vec<u64> = table.jobs.iter().filter(|(_, j)| j.end_seen()).map(|(id, _)| *id).collect();
@@ -210,6 +216,11 @@ impl Jobs {
     pub(crate) fn take_unseen_ends(&self) -> Vec<JobInfo> {
         let jobs: Vec<Arc<Job>> = self.lock().jobs.values().cloned().collect();
         jobs.iter().filter_map(|j| j.take_end_unseen()).collect()
+    }
+
+    /// Tells `observer` of every later change of a running job's state (a front's `job_state` event).
+    pub fn observe(&self, observer: JobObserver) {
+        *self.observer.lock().unwrap_or_else(PoisonError::into_inner) = Some(observer);
     }
 
     /// Kills every running job (the runtime is closing); returns how many.
@@ -253,6 +264,7 @@ pub(crate) struct Job {
     changed: Condvar,
     /// The command's stdin, while open: writes go in order, one at a time.
     stdin: Mutex<Option<std::fs::File>>,
+    observer: Option<JobObserver>,
 }
 
 struct State {
@@ -285,7 +297,7 @@ struct End {
 }
 
 impl Job {
-    fn new(id: JobId, start: JobStart) -> Self {
+    fn new(id: JobId, start: JobStart, observer: Option<JobObserver>) -> Self {
         let state = State {
             listening: Vec::new(),
             awaiting: None,
@@ -312,6 +324,7 @@ impl Job {
             state: Mutex::new(state),
             changed: Condvar::new(),
             stdin: Mutex::new(start.stdin.map(std::fs::File::from)),
+            observer,
         }
     }
 
@@ -340,7 +353,16 @@ impl Job {
         if state.listening != addresses {
             state.listening = addresses;
             self.bump(&mut state);
+            self.tell(state);
         }
+    }
+
+    /// Tells the observer of a change, once the lock is let go.
+    fn tell(&self, state: MutexGuard<'_, State>) {
+        let Some(observer) = &self.observer else { return };
+        let info = self.info_of(&state);
+        drop(state);
+        observer(&info);
     }
 
     /// The program the last look found waiting for input on the stdin pipe (the running thread only).
@@ -349,6 +371,7 @@ impl Job {
         if state.awaiting != reader && state.end.is_none() {
             state.awaiting = reader;
             self.bump(&mut state);
+            self.tell(state);
         }
     }
 
