@@ -12,7 +12,10 @@ server's memory while many jobs print.
    runs then print a line (as most servers do), half stay silent; the time from listen() to reading
    the call's `tool_execution_end` (which must say `listening`). Target: p50 <= 350 ms, p95 <= 500 ms.
    Each job is killed with the `job` tool after.
-3. Memory: 16 jobs, each printing 1 MB/s for --flood-secs (default 60) seconds (a Python loop of 64 KiB
+3. Input round trip: a `cat` job on a stdin pipe, --writes times `write` of `x\n` with `until` `^x$`;
+   from writing the request to reading its `tool_execution_end` (which holds the echoed `x`). Target:
+   p50 <= 5 ms.
+4. Memory: 16 jobs, each printing 1 MB/s for --flood-secs (default 60) seconds (a Python loop of 64 KiB
    lines), started with `background: true`; the server's VmRSS/VmHWM from /proc after they end. Target:
    RSS <= 16 MiB.
 
@@ -105,6 +108,7 @@ def main():
     ap.add_argument("--bashrt", default="target/release/bashrt")
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--flood-secs", type=float, default=60)
+    ap.add_argument("--writes", type=int, default=1000)
     ap.add_argument("--out")
     args = ap.parse_args()
     report = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load": open("/proc/loadavg").read().split()[:3]}
@@ -133,6 +137,19 @@ def main():
                 ready.append((at - float(open(stamp).read())) * 1000)
                 rpc.call("job", {"action": "kill", "id": job["id"]})
             report[f"ready_{mode}_ms"] = {"p50": statistics.median(ready), "p95": pct(ready, 95), "max": max(ready)}
+
+        # Input round trips: a `cat` job on a stdin pipe; each `write` of `x` returns once the echoed
+        # line is in (`until`), with the output since the last read.
+        _, _, result = rpc.call("bash", {"command": "cat", "stdin": "pipe", "yield_ms": 600000})
+        cat = result["details"]["job"]
+        assert cat["state"] == "awaitingInput", result
+        trips = []
+        for _ in range(args.writes):
+            sent, at, answer = rpc.call("job", {"action": "write", "id": cat["id"], "input": "x\n", "until": "^x$"})
+            assert answer["content"][0]["text"].startswith("x\n"), answer
+            trips.append((at - sent) * 1000)
+        rpc.call("job", {"action": "write", "id": cat["id"], "close": True})
+        report["input_round_trip_ms"] = {"writes": args.writes, "p50": statistics.median(trips), "p95": pct(trips, 95)}
 
         flood = open(os.path.join(state, "flood.py"), "w")
         flood.write(FLOOD)

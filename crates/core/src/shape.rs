@@ -34,6 +34,7 @@ const WORDS: &[&str] = &[
     "exit status",
     "exit code",
     "--> ",
+    "at line ",
 ];
 
 /// Literals of a lint's error code after a location, as written (`a.py:29:11: E1120: …`: pylint's
@@ -93,6 +94,9 @@ fn diagnostic() -> &'static Option<Regex> {
             format!(r"^{GUTTER}(?:(?:{location}|[0-9]+:[0-9]+)[ \t]+)?(?:✖|✗|✘|✕|❌|×)[ \t]"),
             // A test's one-letter failure status, last on its result line (`Suite#test_x = 0.01 s = E`).
             r"[ \t](?:=|\.\.\.)[ \t]+[EF][ \t]*$".to_string(),
+            // A message that points at a line and a column in words (`… used at line 16, column 5.`,
+            // `Unexpected token at line 1, column 9`): a linter's or a parser's finding.
+            r"(?i:\bat line [0-9]+,? column [0-9]+\b)".to_string(),
             // A severity rated high by a scanner (`   Severity: High   Confidence: High`).
             r"(?i:\bseverity\b)[ \t]*[:=][ \t]*(?i:high|critical|blocker|error|fatal)\b".to_string(),
             // A line and column, then the severity (`  4:10  error  'x' is not defined`).
@@ -329,6 +333,7 @@ mod tests {
             "   Severity: High   Confidence: High",
             "ShippingBatch29Test#test_label_05_without_postcode = 0.00 s = E",
             "test_rates_heavy_parcel ... F",
+            "lib/Acme/Mod0641.pm: Two-argument \"open\" used at line 16, column 5.  See page 207 of PBP.  (Severity: 5)",
         ] {
             assert!(is_diagnostic(line), "{line}");
         }
