@@ -131,12 +131,15 @@ impl<'f> YieldPlan<'f> {
             let since = *self.since.get_or_insert_with(|| procfs::ticks_before(created.elapsed()));
             let pids = self.root.map(|pid| processes(pid, since)).unwrap_or_default();
             let found = listening(&pids);
-            self.awaiting = match self.stdin_id.as_ref().map(|stdin| self.prober.probe(&pids, stdin)) {
+            let probe = self.stdin_id.as_ref().map(|stdin| self.prober.probe(&pids, stdin));
+            // A reader seen once is confirmed (or not) by the next look, which comes soon.
+            let confirming = matches!(probe, Some(Probe::Seen(_)));
+            self.awaiting = match probe {
                 Some(Probe::Waiting(reader)) => Some(reader.comm),
                 Some(Probe::Seen(_)) => self.awaiting.take(),
                 Some(Probe::NotWaiting) | None => None,
             };
-            let eager = self.job.as_ref().is_some_and(|j| j.eager());
+            let eager = confirming || self.job.as_ref().is_some_and(|j| j.eager());
             let longest = if created.elapsed() < YOUNG { YOUNG_LOOK } else { LAST_LOOK };
             self.look_every = if eager { FIRST_LOOK } else { (self.look_every * 2).min(longest) };
             self.next_look = now + self.look_every;
