@@ -262,7 +262,7 @@ impl Runtime {
         self.reaper.terminate_all(grace, true)
     }
 
-    /// The commands that outlived their call (see [`crate::job`]).
+    /// The commands that outlived their call ([`Jobs`](crate::Jobs)).
     pub fn jobs(&self) -> &crate::job::Jobs {
         &self.jobs
     }
