@@ -122,6 +122,7 @@ pub(crate) fn run_on<'a>(
     // would have kept the stage in the command).
     let extracted_tail =
         spec.limits.tail.filter(|_| spec.status == StatusMode::ExtractedLastStage && spec.stop_after.is_none());
+    let jobs_offered = spec.yielding.is_some();
     let plan = match spec.yielding {
         Some(y) => {
             let shown = Shown {
@@ -210,6 +211,7 @@ pub(crate) fn run_on<'a>(
         stdin_null,
         waiting_for_input: execution.waiting_for_input,
         job: job.map(|j| j.info()),
+        jobs_offered,
     })
 }
 

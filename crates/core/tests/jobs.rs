@@ -361,3 +361,22 @@ fn a_password_prompt_is_left_to_the_user() {
     assert!(answered.text().starts_with("got 7 chars\n"), "{}", answered.text());
     thread.join().unwrap();
 }
+
+#[test]
+fn a_process_left_running_with_ampersand_points_at_background_true() {
+    let fx = Fixture::new();
+    let (result, thread) = fx.start(params("sleep 100 & echo started", 30_000));
+    thread.join().unwrap();
+    let text = result.text();
+    assert!(result.details.job.is_none(), "the call ended: no job");
+    assert!(
+        text.ends_with(
+            "[1 background process still running; to follow a process you start, run it with `background: true` \
+             instead of `&`: the job tool then reads its output and stops it]"
+        ),
+        "{text}"
+    );
+    // Where no job could have been had (`execute`), the notice stays as it was.
+    let plain = fx.tool.execute(&params("sleep 100 & echo again", 30_000), fx.ctx());
+    assert!(plain.text().ends_with("background processes still running]"), "{}", plain.text());
+}

@@ -64,7 +64,14 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
         notices.push(if report.background_stopped {
             format!("[Stopped {n} background process{s} the command left running: nothing outlives this call]")
         } else {
-            format!("[{n} background process{s} still running]")
+            match report.jobs_offered {
+                // Where a job could have been had: say how, so that the next server has a handle.
+                true => format!(
+                    "[{n} background process{s} still running; to follow a process you start, run it with \
+`background: true` instead of `&`: the job tool then reads its output and stops it]"
+                ),
+                false => format!("[{n} background process{s} still running]"),
+            }
         });
     }
     let input_eof = report.stdin_null

@@ -69,6 +69,8 @@ pub(crate) struct RunReport<'a> {
     /// The job the call became when it yielded, as it was when the command ended (or, for a yielded
     /// result, when the call returned).
     pub job: Option<crate::job::JobInfo>,
+    /// The call could have become a job (its front yields): what it left running could have been one.
+    pub jobs_offered: bool,
 }
 
 impl<'a> RunReport<'a> {
@@ -102,6 +104,7 @@ impl<'a> RunReport<'a> {
             stdin_null: false,
             waiting_for_input: None,
             job: None,
+            jobs_offered: false,
         }
     }
 }
