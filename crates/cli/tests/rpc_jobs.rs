@@ -83,3 +83,45 @@ fn job_calls_name_the_jobs_and_refuse_bad_arguments() {
     assert!(error.starts_with("Invalid arguments for tool job: `until` is not a valid regular expression"), "{error}");
     assert_eq!(rpc.finish(), 0);
 }
+
+/// A client that stops reading fills the server's output pipe; a call that yields then must still be
+/// killed at its own deadline: the yield's end is written by another thread than the command's.
+#[test]
+fn a_client_that_stops_reading_does_not_hold_a_yielded_job_past_its_deadline() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let env = Env::new();
+    let pids = fifo(env.root.path(), "pids");
+    let mut server = env.cmd();
+    server.arg("rpc").env("PIDS", &pids).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = server.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut send = |request: Value| {
+        stdin.write_all(format!("{request}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    // The job first (its acceptance goes out while the pipe has room), then output nobody reads.
+    let command = "echo $$ > \"$PIDS\"; exec sleep 300";
+    send(call("c1", "call_1", "bash", json!({"command": command, "yield_ms": 1000, "timeout": 3})));
+    for n in 0..4 {
+        send(call(&format!("f{n}"), &format!("fill_{n}"), "bash", json!({"command": "seq 1 200000"})));
+    }
+    let mut pid = String::new();
+    std::fs::File::open(&pids).unwrap().read_to_string(&mut pid).unwrap();
+    let pid: i32 = pid.trim().parse().unwrap();
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    assert!(fd >= 0, "the job's process is there");
+    // SAFETY: a descriptor the kernel just returned, owned by nobody else.
+    let fd = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as i32) };
+    let mut fds = [nix::poll::PollFd::new(std::os::fd::AsFd::as_fd(&fd), nix::poll::PollFlags::POLLIN)];
+    // Generous: the deadline is 3 s; a job held by the blocked write would live its whole 300 s.
+    let ready = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(60_000u16)).unwrap();
+    assert_eq!(ready, 1, "the yielded job outlived its deadline while the client did not read");
+    drop(stdin);
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    assert!(child.wait().unwrap().success());
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains(r#""type":"job_end","jobId":1"#), "the job's end is written once the client reads");
+}

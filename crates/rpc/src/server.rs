@@ -130,13 +130,7 @@ impl Server {
         let Server { config, sender, events } = self;
         warm_snapshot(&config.runtime);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
-        // A weak reference: the runtime (which holds the observer) must not keep the server alive.
-        let weak = Arc::downgrade(&shared);
-        shared.runtime.jobs().observe(Arc::new(move |job| {
-            if let Some(shared) = weak.upgrade() {
-                shared.output.job_state(job);
-            }
-        }));
+        observe_jobs(&shared);
         let baton = standby_reader(&shared, &sender);
         let (input_shared, input_baton) = (shared.clone(), baton.clone());
         let reader = LineReader::new(input, MAX_LINE_BYTES);
@@ -169,6 +163,33 @@ impl Server {
         }
         ending
     }
+}
+
+/// How many `job_state` events may wait for a client that is slow to read; past it, new ones are
+/// dropped (the state is in every `job` answer and in `get_state` too).
+const JOB_STATES_QUEUED: usize = 64;
+
+/// Writes `job_state` events from a thread of their own: a job's thread must never wait for the client
+/// to read. The thread holds the server weakly (the runtime, which holds the observer, must not keep
+/// the server alive) and ends with the observer.
+fn observe_jobs(shared: &Arc<Shared>) {
+    let (states, queued) = std::sync::mpsc::sync_channel::<bashrt_core::JobInfo>(JOB_STATES_QUEUED);
+    let weak = Arc::downgrade(shared);
+    let writer = std::thread::Builder::new().name("rpc-job-states".into()).spawn(move || {
+        for job in queued {
+            match weak.upgrade() {
+                Some(shared) => shared.output.job_state(&job),
+                None => return,
+            }
+        }
+    });
+    if let Err(e) = writer {
+        tracing::warn!("no job_state events: cannot start their thread: {e}");
+        return;
+    }
+    shared.runtime.jobs().observe(Arc::new(move |job| {
+        let _ = states.try_send(job.clone());
+    }));
 }
 
 /// The second reading thread, parked until the first lends it the reader ([`crate::baton`]); `None`

@@ -180,12 +180,7 @@ pub(super) fn start_tool_call(
             // The last update goes out before the end event; the id is freed first (once the end
             // event is out, the client may reuse it).
             let end = |result: &ToolResult| {
-                latest.finish();
-                if let Some(done) = pump.borrow_mut().take() {
-                    let _ = done.recv();
-                }
-                drop(slot.borrow_mut().take());
-                shared.output.tool_end(&tool_call_id, result);
+                write_end(&shared, &tool_call_id, &latest, pump.borrow_mut().take(), slot.borrow_mut().take(), result)
             };
             let mut on_update = |text: &str| {
                 if !yielded.get() && latest.set(text) {
@@ -199,14 +194,45 @@ pub(super) fn start_tool_call(
                 cancel,
                 on_update: Some(&mut on_update),
             };
+            // Written once the yield's end is out, so that `job_end` never comes before it.
+            let yield_written: RefCell<Option<Receiver<()>>> = RefCell::new(None);
             let on_yield = Box::new(|result: ToolResult| {
                 yielded.set(true);
-                end(&result);
+                // The command goes on: the end (after the last update) is written by another thread,
+                // so that a client that stops reading cannot hold the command past its deadline.
+                let parts = (latest.clone(), pump.borrow_mut().take(), slot.borrow_mut().take(), result);
+                let task = Arc::new(std::sync::Mutex::new(Some(parts)));
+                let (done, written) = sync_channel(1);
+                let write = {
+                    let (shared, id, task) = (shared.clone(), tool_call_id.clone(), task.clone());
+                    move || {
+                        let parts = task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                        if let Some((latest, pump, slot, result)) = parts {
+                            write_end(&shared, &id, &latest, pump, slot, &result);
+                        }
+                        let _ = done.send(());
+                    }
+                };
+                match shared.spawn("rpc-yield-end", write) {
+                    Ok(()) => *yield_written.borrow_mut() = Some(written),
+                    // No thread: written here, as a call's end always was.
+                    Err(_) => {
+                        let parts = task.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                        if let Some((latest, pump, slot, result)) = parts {
+                            write_end(&shared, &tool_call_id, &latest, pump, slot, &result);
+                        }
+                    }
+                }
             });
             let yielding = Yielding { call_id: Some(tool_call_id.clone()), on_yield };
             let result = shared.tool.execute_yielding(&params, ctx, yielding, None);
             match (yielded.get(), result.details.job.as_ref()) {
-                (true, Some(job)) => shared.output.job_end(job.id.0, &tool_call_id, &result),
+                (true, Some(job)) => {
+                    if let Some(written) = yield_written.borrow_mut().take() {
+                        let _ = written.recv();
+                    }
+                    shared.output.job_end(job.id.0, &tool_call_id, &result)
+                }
                 _ => end(&result),
             }
         }
@@ -217,6 +243,24 @@ pub(super) fn start_tool_call(
         shared.output.tool_end(&tool_call_id, &refused(e.to_string(), Details::default()));
     }
     Ok(())
+}
+
+/// The end of a tool call's events: the last update out first, then the id freed (once the end is
+/// out, the client may reuse it), then `tool_execution_end`.
+fn write_end(
+    shared: &Shared,
+    tool_call_id: &str,
+    latest: &LatestText,
+    pump: Option<Receiver<()>>,
+    slot: Option<Slot>,
+    result: &ToolResult,
+) {
+    latest.finish();
+    if let Some(pump) = pump {
+        let _ = pump.recv();
+    }
+    drop(slot);
+    shared.output.tool_end(tool_call_id, result);
 }
 
 /// A `job` tool call: list, read, wait or kill; a wait runs on a worker (it may take a while) and an
