@@ -29,7 +29,7 @@ mod stdin;
 mod table;
 mod yielding;
 
-pub(crate) use notice::{answer, ended_notice, one_line, yield_notice};
+pub(crate) use notice::{answer, ended_notice, one_line, so_far_and_deadline, yield_notice};
 pub(crate) use prompt::LastLine;
 pub use prompt::{Prompt, PromptKind};
 pub(crate) use table::{format_secs, Job, JobStart, Until};

@@ -191,44 +191,34 @@ pub(crate) fn run(runtime: &Arc<Runtime>, params: &JobParams, cancel: &CancelTok
     let Some(job) = jobs.get(JobId(id)) else {
         return refused(format!("No job {id}. {}", known(&jobs.list())), Details::default());
     };
-    let mut waited = None;
-    match action {
-        JobAction::Wait => {
-            let until = match (&params.until, params.port) {
-                (Some(pattern), _) => match regex::Regex::new(pattern) {
-                    Ok(regex) => Until::Pattern(regex),
-                    Err(e) => return refused(JobArgumentError::Pattern(e.to_string()).to_string(), Details::default()),
-                },
-                (None, Some(port)) => Until::Listening((port != 0).then_some(port)),
-                (None, None) => Until::Exit,
-            };
-            let secs = params.timeout.filter(|s| *s > 0.0).unwrap_or(WAIT_DEFAULT_SECS).min(WAIT_MAX_SECS);
-            let (met, _) = job.wait(&until, Duration::from_secs_f64(secs), Some(cancel));
-            waited = Some((met, secs, until));
-        }
+    // What a wait waits for when no `until` is given, and how long by default.
+    let (otherwise, default_secs) = match action {
+        JobAction::Wait => match params.port {
+            Some(port) => (Until::Listening((port != 0).then_some(port)), WAIT_DEFAULT_SECS),
+            None => (Until::Exit, WAIT_DEFAULT_SECS),
+        },
+        JobAction::Write => (Until::Settled, WRITE_WAIT_SECS),
         JobAction::Kill => {
             job.kill();
             job.wait(&Until::Exit, KILL_WAIT, None);
+            return read(runtime, &job, action, None);
         }
-        JobAction::Write => {
-            let input = params.input.as_deref().unwrap_or_default();
-            if let Err(e) = job.write(input.as_bytes(), params.close == Some(true)) {
-                return refused(format!("Not written: job {id} {e}. {}", known(&jobs.list())), Details::default());
-            }
-            let until = match &params.until {
-                Some(pattern) => match regex::Regex::new(pattern) {
-                    Ok(regex) => Until::Pattern(regex),
-                    Err(e) => return refused(JobArgumentError::Pattern(e.to_string()).to_string(), Details::default()),
-                },
-                None => Until::Settled,
-            };
-            let secs = params.timeout.filter(|s| *s > 0.0).unwrap_or(WRITE_WAIT_SECS).min(WAIT_MAX_SECS);
-            let (met, _) = job.wait(&until, Duration::from_secs_f64(secs), Some(cancel));
-            waited = Some((met, secs, until));
+        JobAction::Read | JobAction::List => return read(runtime, &job, action, None),
+    };
+    let until = match params.until.as_deref().map(regex::Regex::new) {
+        Some(Ok(regex)) => Until::Pattern(regex),
+        Some(Err(e)) => return refused(JobArgumentError::Pattern(e.to_string()).to_string(), Details::default()),
+        None => otherwise,
+    };
+    if action == JobAction::Write {
+        let input = params.input.as_deref().unwrap_or_default();
+        if let Err(e) = job.write(input.as_bytes(), params.close == Some(true)) {
+            return refused(format!("Not written: job {id} {e}. {}", known(&jobs.list())), Details::default());
         }
-        JobAction::Read | JobAction::List => {}
     }
-    read(runtime, &job, action, waited)
+    let secs = params.timeout.filter(|s| *s > 0.0).unwrap_or(default_secs).min(WAIT_MAX_SECS);
+    let (met, _) = job.wait(&until, Duration::from_secs_f64(secs), Some(cancel));
+    read(runtime, &job, action, Some((met, secs, until)))
 }
 
 fn action_name(action: JobAction) -> &'static str {
@@ -321,11 +311,7 @@ fn read(runtime: &Arc<Runtime>, job: &Job, action: JobAction, waited: Option<(bo
 /// `[Job 3 is still running (45s so far; its timeout kills it in 4m15s). Full output: artifact://7]`.
 fn status_notice(info: &JobInfo) -> String {
     let full = info.artifact_id.map(|id| format!(" Full output: {}", id.url())).unwrap_or_default();
-    let deadline = info
-        .deadline_in_ms
-        .map(|ms| format!("; its timeout kills it in {}", format_secs(Duration::from_millis(ms))))
-        .unwrap_or_default();
-    let so_far = format_secs(Duration::from_millis(info.elapsed_ms));
+    let (so_far, deadline) = crate::job::so_far_and_deadline(info);
     match info.state {
         JobState::Running => format!("[Job {} is still running ({so_far} so far{deadline}).{full}]", info.id),
         JobState::Listening => format!(

@@ -249,11 +249,8 @@ impl BashTool {
             return refused(ArgumentError::Background(flag).to_string(), details);
         }
         // Jobs are capped: a model that starts servers in a loop is told which ones run.
-        if yielding.is_some() {
-            let running = self.runtime.jobs().running();
-            if running.len() >= MAX_RUNNING_JOBS {
-                return refused(too_many_jobs(&running), details);
-            }
+        if yielding.is_some() && self.runtime.jobs().running_count() >= MAX_RUNNING_JOBS {
+            return refused(too_many_jobs(&self.runtime.jobs().running()), details);
         }
         let after = match params.yield_ms {
             Some(ms) => Duration::from_millis(ms),

@@ -24,13 +24,9 @@ pub async fn bash(
     arguments: Option<JsonObject>,
     context: RequestContext<RoleServer>,
 ) -> CallToolResult {
-    let params = match read_arguments(&Value::Object(arguments.unwrap_or_default())) {
-        Ok(params) => params,
-        Err(e) => return state.shape.refusal(e.to_string()),
-    };
-    let cancel = match CancelToken::new() {
-        Ok(cancel) => cancel,
-        Err(e) => return state.shape.refusal(format!("cannot create a cancel token: {e}")),
+    let (params, cancel) = match start(&state, arguments, read_arguments) {
+        Ok(started) => started,
+        Err(refusal) => return refusal,
     };
     let command = params.command.clone();
     let running = match state.calls.register(cancel.clone()) {
@@ -112,13 +108,9 @@ pub async fn job(
     arguments: Option<JsonObject>,
     context: RequestContext<RoleServer>,
 ) -> CallToolResult {
-    let params = match read_job_arguments(&Value::Object(arguments.unwrap_or_default())) {
-        Ok(params) => params,
-        Err(e) => return state.shape.refusal(e.to_string()),
-    };
-    let cancel = match CancelToken::new() {
-        Ok(cancel) => cancel,
-        Err(e) => return state.shape.refusal(format!("cannot create a cancel token: {e}")),
+    let (params, cancel) = match start(&state, arguments, read_job_arguments) {
+        Ok(started) => started,
+        Err(refusal) => return refusal,
     };
     let handle = {
         let (state, cancel) = (state.clone(), cancel.clone());
@@ -135,6 +127,17 @@ pub async fn job(
         Ok(result) => to_protocol(result, &state.shape),
         Err(e) => state.shape.refusal(format!("the call failed inside bashrt: {e}")),
     }
+}
+
+/// A call's arguments as the tool reads them, and its cancel token; or the refusal that says why not.
+fn start<P, E: std::fmt::Display>(
+    state: &State,
+    arguments: Option<JsonObject>,
+    read: impl FnOnce(&Value) -> Result<P, E>,
+) -> Result<(P, CancelToken), CallToolResult> {
+    let params = read(&Value::Object(arguments.unwrap_or_default())).map_err(|e| state.shape.refusal(e.to_string()))?;
+    let cancel = CancelToken::new().map_err(|e| state.shape.refusal(format!("cannot create a cancel token: {e}")))?;
+    Ok((params, cancel))
 }
 
 /// The artifact holding the full output, when the view left some of it out.

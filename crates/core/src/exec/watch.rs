@@ -44,6 +44,7 @@ pub(crate) fn watch_outputs(
     let done = &done[..done.len().min(MAX_DONE)];
     let count = outputs.len().min(MAX_OUTPUTS);
     let outputs = &mut outputs[..count];
+    let mut tick;
     loop {
         let (cancelled, finished, readable) = {
             // A fixed array, unused slots cut off: no allocation per chunk. Order: cancel, done…,
@@ -64,8 +65,10 @@ pub(crate) fn watch_outputs(
                     watched += 1;
                 }
             }
-            // The consumer's tick, if sooner than the deadline, bounds the wait too.
-            let wake = match (deadline, consumer.next_tick()) {
+            // The consumer's tick, if sooner than the deadline, bounds the wait too. It cannot move
+            // while the loop waits: only output the consumer is given (below) moves it.
+            tick = consumer.next_tick();
+            let wake = match (deadline, tick) {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
@@ -101,7 +104,7 @@ pub(crate) fn watch_outputs(
         if deadline.is_some_and(|d| now >= d) {
             return Ok(Ending::DeadlineReached);
         }
-        if consumer.next_tick().is_some_and(|t| now >= t) {
+        if tick.is_some_and(|t| now >= t) {
             consumer.tick();
         }
         for (output, readable) in outputs.iter_mut().zip(readable) {

@@ -15,13 +15,19 @@ pub(crate) fn one_line(command: &str) -> String {
     }
 }
 
-/// What a call that yielded tells the model: it still runs as a job, and how to go on.
-pub(crate) fn yield_notice(info: &JobInfo) -> String {
-    let so_far = format_secs(Duration::from_millis(info.elapsed_ms));
+/// `45s` and `; its timeout kills it in 4m15s` (empty once the job ended): how long a job has run,
+/// and when its deadline comes, as every notice of a job says them.
+pub(crate) fn so_far_and_deadline(info: &JobInfo) -> (String, String) {
     let deadline = info
         .deadline_in_ms
         .map(|ms| format!("; its timeout kills it in {}", format_secs(Duration::from_millis(ms))))
         .unwrap_or_default();
+    (format_secs(Duration::from_millis(info.elapsed_ms)), deadline)
+}
+
+/// What a call that yielded tells the model: it still runs as a job, and how to go on.
+pub(crate) fn yield_notice(info: &JobInfo) -> String {
+    let (so_far, deadline) = so_far_and_deadline(info);
     let listening =
         if info.listening.is_empty() { String::new() } else { format!(", listening on {}", info.listening.join(", ")) };
     let id = info.id;

@@ -207,6 +207,11 @@ impl Jobs {
         jobs.iter().map(|j| j.info()).collect()
     }
 
+    /// How many jobs run: what every call that may become one checks, so it builds no list.
+    pub(crate) fn running_count(&self) -> usize {
+        self.lock().jobs.values().filter(|j| !j.ended()).count()
+    }
+
     /// Jobs still running, oldest first.
     pub fn running(&self) -> Vec<JobInfo> {
         self.list().into_iter().filter(|j| !j.state.ended()).collect()
