@@ -313,7 +313,7 @@ impl AgentSession {
             on_chunk: options.on_chunk,
             on_update: None,
             yielding: None,
-            stdin_pipe: false,
+            stdin: crate::arguments::StdinMode::Null,
         };
         match run(&self.runtime, spec) {
             Ok(report) => {

@@ -35,7 +35,7 @@ pub struct BashParams {
     /// Start the command as a job and return at once (a server, a watcher): after its first output, or as soon as it listens on a port
     #[serde(default)]
     pub background: Option<bool>,
-    /// "null" (default: nothing can wait for input) or "pipe": the command reads a pipe; when it waits for input the call returns as a job, and the job tool's write answers it
+    /// "null" (default: nothing can wait for input), "pipe" (the command reads a pipe) or "pty" (it runs in a terminal: prompts, sudo, pagers, REPLs); when it waits for input the call returns as a job, and the job tool's write answers it (keys too, in a terminal)
     #[serde(default)]
     pub stdin: Option<StdinMode>,
     /// What reading the arguments changed or ignored; the result says it.
@@ -66,6 +66,9 @@ pub enum StdinMode {
     Null,
     /// A pipe the `job` tool writes to; a command blocked reading it makes the call return as a job.
     Pipe,
+    /// A terminal the `job` tool types into (keys included), for programs that want one (`read -p`
+    /// prompts, `sudo`, pagers, REPLs); a program blocked reading it makes the call return as a job.
+    Pty,
 }
 
 /// What reading the arguments changed or left out; the result says so (see [`read_arguments`]).
@@ -163,7 +166,7 @@ a process running (a server, a watcher), end the command with `&` and send its o
     )]
     Background(String),
     /// A `stdin` bashrt does not give.
-    #[error("Invalid arguments for tool bash: `stdin` must be \"null\" or \"pipe\" (input through the job tool's write), got {0}")]
+    #[error("Invalid arguments for tool bash: `stdin` must be \"null\", \"pipe\" or \"pty\" (input through the job tool's write), got {0}")]
     Stdin(String),
 }
 
@@ -224,6 +227,7 @@ pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
                 params.stdin = match value.as_str().map(|s| s.trim().to_ascii_lowercase()).as_deref() {
                     Some("null" | "none" | "devnull" | "/dev/null") => Some(StdinMode::Null),
                     Some("pipe") => Some(StdinMode::Pipe),
+                    Some("pty" | "tty" | "terminal") => Some(StdinMode::Pty),
                     _ => return Err(ArgumentError::Stdin(shorten(value))),
                 }
             }

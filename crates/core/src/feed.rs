@@ -255,6 +255,18 @@ impl OutputConsumer for Feed<'_> {
         }
     }
 
+    fn terminal_opened(&mut self, control: crate::exec::pty::PtyControl) {
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.terminal_opened(control);
+        }
+    }
+
+    fn terminal_reader(&mut self, reader: Option<(&str, crate::exec::pty::TermMode)>) {
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.terminal_reader(&mut self.sink, reader);
+        }
+    }
+
     fn next_tick(&self) -> Option<Instant> {
         self.yielding.as_ref().map(YieldPlan::next_tick)
     }

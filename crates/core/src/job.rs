@@ -16,12 +16,14 @@
 //! - [`table`]: the table, a job's state, listing and ends the model has not seen;
 //! - [`yielding`]: the run stage's side — when a call yields, and what the job learns as it runs;
 //! - [`listen`]: which TCP ports a job's processes listen on, from `/proc`;
-//! - [`stdin`]: input to a job whose stdin is a pipe; [`prompt`]: what a job waiting for input asks;
+//! - [`stdin`]: input to a job whose stdin is a pipe or a terminal, and [`keys`] pressed in a terminal;
+//!   [`prompt`]: what a job waiting for input asks;
 //! - [`notice`]: what other results say of jobs.
 //!
 //! The `job` tool that reads them is [`crate::job_tool`]; this module knows nothing of results or
 //! of the runtime, which depend on it.
 
+mod keys;
 mod listen;
 mod notice;
 mod prompt;
@@ -29,9 +31,11 @@ mod stdin;
 mod table;
 mod yielding;
 
+pub(crate) use keys::{encode as encode_keys, KEY_NAMES};
 pub(crate) use notice::{answer, ended_notice, one_line, so_far_and_deadline, yield_notice};
 pub(crate) use prompt::LastLine;
 pub use prompt::{Prompt, PromptKind};
+pub(crate) use stdin::JobInput;
 pub(crate) use table::{format_secs, Job, JobStart, Until};
 pub use table::{JobId, JobInfo, JobObserver, JobState, Jobs};
 pub(crate) use yielding::{YieldPlan, YieldReason};

@@ -31,8 +31,9 @@ pub enum JobAction {
     Wait,
     /// Kills the job's processes, then reads what it printed last.
     Kill,
-    /// Writes `input` to the job's stdin (a `stdin: "pipe"` job), then waits until it reads again or
-    /// ends (or prints a line matching `until`), and reads.
+    /// Writes `input` to the job's stdin (a `stdin: "pipe"` job) or types it and presses `keys` in
+    /// its terminal (a `stdin: "pty"` job), then waits until it reads again or ends (or prints a line
+    /// matching `until`), and reads.
     Write,
 }
 
@@ -41,8 +42,8 @@ pub enum JobAction {
 pub struct JobParams {
     /// list: every job; read: a job's new output now; wait: until the job ends (or prints a line
     /// matching `until`, or listens on `port`), then its new output; write: send `input` to its stdin
-    /// (a job started with stdin "pipe"), then its new output once it reads again or ends; kill: stop
-    /// it. Default: read when an id is given, else list.
+    /// (a job started with stdin "pipe" or "pty") and press `keys` (stdin "pty"), then its new output
+    /// once it reads again or ends; kill: stop it. Default: read when an id is given, else list.
     pub action: Option<JobAction>,
     /// The job's id, as the result that started it said
     pub id: Option<u64>,
@@ -54,7 +55,10 @@ pub struct JobParams {
     pub timeout: Option<f64>,
     /// write: the text to send, newline included ("y\n")
     pub input: Option<String>,
-    /// write: close the job's stdin after the input (its end of input)
+    /// write: keys to press after the input, in a job started with stdin "pty": Enter, Tab, Escape,
+    /// Backspace, Up, Down, Left, Right, PageUp, PageDown, Home, End, C-c (ctrl), or one character
+    pub keys: Option<Vec<String>>,
+    /// write: end the job's input after it (close its stdin pipe; ctrl-d on a terminal)
     pub close: Option<bool>,
 }
 
@@ -86,6 +90,9 @@ pub enum JobArgumentError {
     /// `until` is not a regular expression.
     #[error("Invalid arguments for tool job: `until` is not a valid regular expression: {0}")]
     Pattern(String),
+    /// A key name not known.
+    #[error("Invalid arguments for tool job: `keys` has {0:?}, not a key; keys are {keys}", keys = crate::job::KEY_NAMES)]
+    Key(String),
 }
 
 /// The default and the longest wait, in seconds.
@@ -118,7 +125,7 @@ pub fn read_job_arguments(arguments: &Value) -> Result<JobParams, JobArgumentErr
                     "read" | "status" | "poll" | "output" | "get" => JobAction::Read,
                     "wait" | "await" | "follow" => JobAction::Wait,
                     "kill" | "stop" | "cancel" | "terminate" => JobAction::Kill,
-                    "write" | "send" | "input" | "answer" => JobAction::Write,
+                    "write" | "send" | "input" | "answer" | "keys" | "press" | "send_keys" | "type" => JobAction::Write,
                     "close" | "eof" => {
                         params.close = Some(true);
                         JobAction::Write
@@ -140,6 +147,19 @@ pub fn read_job_arguments(arguments: &Value) -> Result<JobParams, JobArgumentErr
             }
             "input" | "text" | "data" | "chars" => {
                 params.input = Some(value.as_str().ok_or_else(|| wrong(name, "a string"))?.to_string())
+            }
+            "keys" | "key" | "send_keys" | "sendKeys" => {
+                let keys = match value {
+                    Value::String(key) => vec![key.clone()],
+                    Value::Array(items) => items
+                        .iter()
+                        .map(|k| k.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| wrong(name, "a list of key names, such as [\"Enter\"]"))?,
+                    _ => return Err(wrong(name, "a list of key names, such as [\"Enter\"]")),
+                };
+                crate::job::encode_keys(&keys).map_err(JobArgumentError::Key)?;
+                params.keys = Some(keys);
             }
             "close" | "eof" | "close_stdin" => {
                 params.close = Some(value.as_bool().ok_or_else(|| wrong(name, "true or false"))?)
@@ -212,7 +232,11 @@ pub(crate) fn run(runtime: &Arc<Runtime>, params: &JobParams, cancel: &CancelTok
     };
     if action == JobAction::Write {
         let input = params.input.as_deref().unwrap_or_default();
-        if let Err(e) = job.write(input.as_bytes(), params.close == Some(true)) {
+        let keys = match crate::job::encode_keys(params.keys.as_deref().unwrap_or_default()) {
+            Ok(keys) => keys,
+            Err(key) => return refused(JobArgumentError::Key(key).to_string(), Details::default()),
+        };
+        if let Err(e) = job.write(input.as_bytes(), &keys, params.close == Some(true)) {
             return refused(format!("Not written: job {id} {e}. {}", known(&jobs.list())), Details::default());
         }
     }
@@ -320,8 +344,9 @@ fn status_notice(info: &JobInfo) -> String {
             info.listening.join(", ")
         ),
         JobState::AwaitingInput => format!(
-            "[Job {id} is waiting for input: {} reads its stdin ({so_far} so far{deadline}). {}.{full}]",
+            "[Job {id} is waiting for input: {} reads its {} ({so_far} so far{deadline}). {}.{full}]",
             info.reading.as_deref().unwrap_or("a program"),
+            info.input_name(),
             crate::job::answer(info),
             id = info.id,
         ),

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::arguments::StdinMode;
 use crate::artifact::{AllocateError, ArtifactAllocator, ArtifactBudget, ArtifactDir, NewArtifact};
 use crate::cancel::CancelToken;
 use crate::exec::pty::ToolUi;
@@ -50,8 +51,9 @@ pub(crate) struct RunSpec<'a, 'f> {
     pub on_update: Option<UpdateCallback<'f>>,
     /// When the call may return before its command ends (a front that can yield).
     pub yielding: Option<YieldSpec<'f>>,
-    /// Give the command a pipe for stdin, which its job then holds (only with `yielding`).
-    pub stdin_pipe: bool,
+    /// The command's stdin: `/dev/null`, or a pipe or a terminal that its job then holds (only with
+    /// `yielding`; a terminal with no UI to show it).
+    pub stdin: StdinMode,
 }
 
 /// How a call yields: when, and what its yielded result carries besides the output so far.
@@ -114,7 +116,7 @@ pub(crate) fn run_on<'a>(
         split_stdout: spec.status == StatusMode::ExtractedLastStage,
         interactive: false,
         seed: None,
-        stdin_pipe: spec.stdin_pipe,
+        stdin_pipe: spec.stdin == StdinMode::Pipe,
         shell,
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };
@@ -146,7 +148,14 @@ pub(crate) fn run_on<'a>(
         .on_update(spec.on_update);
     // What the call gave the command is /dev/null, and the command gives itself no input of its own
     // (`< file`, a pipe, a here-document): only then is a refused read a missing answer.
-    let stdin_null = terminal.is_none() && !crate::result::gives_itself_input(spec.command);
+    let stdin_null =
+        terminal.is_none() && spec.stdin == StdinMode::Null && !crate::result::gives_itself_input(spec.command);
+    let mut unseen = UnseenTerminal;
+    let terminal = match terminal {
+        Some(ui) => Some(ui),
+        None if spec.stdin == StdinMode::Pty => Some(&mut unseen as &mut dyn ToolUi),
+        None => None,
+    };
     let executed = match terminal {
         Some(ui) => Ok(crate::exec::pty::execute(&request, &mut feed, spec.cancel, ui)),
         None => runtime.executor().execute(&request, &mut feed, spec.cancel),
@@ -215,6 +224,25 @@ pub(crate) fn run_on<'a>(
     })
 }
 
+/// The host of a terminal no UI shows (a `stdin: "pty"` job): the job types into it through the
+/// output consumer, which hears of its readers too.
+struct UnseenTerminal;
+
+impl ToolUi for UnseenTerminal {
+    fn output(&mut self, _chunk: &[u8]) {}
+
+    fn pty_size(&mut self) -> crate::exec::pty::PtySize {
+        UNSEEN_TERMINAL_SIZE
+    }
+
+    fn pty_started(&mut self, _control: crate::exec::pty::PtyControl) {}
+
+    fn pty_output(&mut self, _raw: &[u8]) {}
+}
+
+/// The size of a terminal no UI shows: wide enough that few lines wrap, tall enough for a pager's page.
+const UNSEEN_TERMINAL_SIZE: crate::exec::pty::PtySize = crate::exec::pty::PtySize { cols: 120, rows: 40 };
+
 /// What a yielded result shows the output with: the call's own view of it.
 struct Shown {
     command: String,
@@ -233,7 +261,7 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
     let deadline = started.checked_add(shown.timeout.duration());
     let (runtime, cancel) = (Arc::clone(runtime), cancel.clone());
     let YieldSpec { after, call_id, on_yield, details } = y;
-    let fire = Box::new(move |sink: &OutputSink, reason: YieldReason, stdin: Option<std::os::fd::OwnedFd>| {
+    let fire = Box::new(move |sink: &OutputSink, reason: YieldReason, stdin: Option<crate::job::JobInput>| {
         let window = runtime.settings().sink_config(None);
         let job = runtime.jobs().add(JobStart {
             command: shown.command.clone(),
@@ -254,7 +282,7 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
         });
         match reason {
             YieldReason::Listening(addresses) => job.set_listening(addresses),
-            YieldReason::AwaitingInput(reader) => job.set_awaiting(Some(reader)),
+            YieldReason::AwaitingInput(reader, mode) => job.set_awaiting(Some(reader), mode),
             YieldReason::Time => {}
         }
         let report = RunReport {

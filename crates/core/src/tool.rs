@@ -202,7 +202,9 @@ impl BashTool {
         let mut limits = Limits { head: params.head, tail: params.tail };
         let mut command = original.to_string();
         let mut stop_after = None;
-        if let Some(extracted) = normalized.extracted.filter(|_| !pty) {
+        // In a terminal (a console, or a terminal job) the command runs as typed.
+        let in_terminal = pty || params.stdin == Some(StdinMode::Pty);
+        if let Some(extracted) = normalized.extracted.filter(|_| !in_terminal) {
             let explicit = match extracted.kind {
                 LimitKind::Head => params.head.is_some(),
                 LimitKind::Tail => params.tail.is_some(),
@@ -260,13 +262,19 @@ impl BashTool {
         // A yield time past the deadline never comes (the deadline kills first); a listening server
         // still brings the call back.
         let after = (after < timeout.duration()).then_some(after);
-        // A pipe for input only where a job can hold it.
-        let stdin_pipe = params.stdin == Some(StdinMode::Pipe);
-        if stdin_pipe && yielding.is_none() {
+        // A pipe or a terminal for input only where a job can hold it (a UI's console is a terminal
+        // already).
+        let stdin = match params.stdin.unwrap_or_default() {
+            StdinMode::Pty if pty => StdinMode::Null,
+            other => other,
+        };
+        if stdin != StdinMode::Null && yielding.is_none() {
+            let name = if stdin == StdinMode::Pipe { "pipe" } else { "pty" };
             return refused(
-                "Not run: `stdin: \"pipe\"` needs a front that returns running commands as jobs (RPC, MCP); \
-                 here give the command its input in the command itself (`printf 'y\\n' | cmd`)"
-                    .to_string(),
+                format!(
+                    "Not run: `stdin: \"{name}\"` needs a front that returns running commands as jobs (RPC, MCP); \
+                     here give the command its input in the command itself (`printf 'y\\n' | cmd`)"
+                ),
                 details,
             );
         }
@@ -303,7 +311,7 @@ impl BashTool {
             on_chunk: if watched { Some(&mut forward) } else { None },
             on_update: ctx.on_update.map(|f| f as &mut dyn FnMut(&str)),
             yielding,
-            stdin_pipe,
+            stdin,
         };
         let report = match run_on(&self.runtime, spec, terminal) {
             Ok(report) => report,

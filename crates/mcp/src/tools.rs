@@ -158,7 +158,9 @@ fn bash_tool(settings: &Settings) -> Tool {
 State: commands of this connection run in one long-lived bash, so variables, functions, aliases and \
 shell options persist from one call to the next (calls sent at once each get that state). The working \
 directory does not: every call starts in `cwd` (default: the directory the server started in), so pass \
-`cwd` or write `cd dir && ...` in the same call. stdin is /dev/null: a command must not wait for input.\n\
+`cwd` or write `cd dir && ...` in the same call. stdin is /dev/null unless `stdin` says \"pipe\" (a \
+prompt returns the call as a job that `{JOB_TOOL}` answers) or \"pty\" (a terminal, for `read -p`, sudo, \
+pagers and REPLs; `{JOB_TOOL}` types into it and presses keys).\n\
 \n\
 Long commands: a command still running after `yield_ms` (default {yield_secs} s) goes on as a job: the \
 result shows its output so far and its job id, and the `{JOB_TOOL}` tool waits for it, reads its new output \

@@ -180,6 +180,14 @@ pub trait OutputConsumer {
     /// gives the command input, and closing it is the command's end of input.
     fn stdin_opened(&mut self, _stdin: std::os::fd::OwnedFd) {}
 
+    /// The command runs in a terminal the runtime hosts with no UI to show it (a `stdin: "pty"`
+    /// job): whoever holds `control` types into it.
+    fn terminal_opened(&mut self, _control: pty::PtyControl) {}
+
+    /// On the terminal path: a program of the command is blocked reading its terminal (its name, and
+    /// how the terminal is set), or no longer is (`None`).
+    fn terminal_reader(&mut self, _reader: Option<(&str, pty::TermMode)>) {}
+
     /// When the consumer wants [`tick`](Self::tick) called next, even if no output comes; `None`:
     /// never. The executor's wait wakes for it (until the command is done).
     fn next_tick(&self) -> Option<std::time::Instant> {

@@ -33,8 +33,9 @@ pub(crate) fn yield_notice(info: &JobInfo) -> String {
     let id = info.id;
     if let Some(reader) = &info.reading {
         return format!(
-            "[Waiting for input as job {id}: {reader} reads its stdin ({so_far} so far{deadline}). {}; \
+            "[Waiting for input as job {id}: {reader} reads its {} ({so_far} so far{deadline}). {}; \
 {{\"action\": \"kill\", \"id\": {id}}} stops it]",
+            info.input_name(),
             answer(info)
         );
     }
@@ -50,7 +51,24 @@ line to stop at), {{\"action\": \"kill\", \"id\": {id}}} stops it]"
 pub(crate) fn answer(info: &JobInfo) -> String {
     let id = info.id;
     let write = |example: &str| format!("{{\"action\": \"write\", \"id\": {id}, \"input\": \"{example}\"}}");
+    let press = |keys: &str| format!("{{\"action\": \"write\", \"id\": {id}, \"keys\": [{keys}]}}");
     match info.prompt.as_ref().map(|p| p.kind) {
+        Some(PromptKind::Pager) => format!(
+            "It shows a pager: {} pages on, {} quits it (a command run with `--no-pager` or `| cat` prints \
+the text instead)",
+            press("\"Space\""),
+            press("\"q\"")
+        ),
+        Some(PromptKind::Editor) => format!(
+            "It opened an editor: send its keys with {} (a command that can take the text another way, such as \
+`git commit -m`, or `GIT_EDITOR=true`, needs no editor)",
+            press("\"Escape\", \":\", \"w\", \"q\", \"Enter\"")
+        ),
+        Some(PromptKind::Text) if reads_keys(info) => format!(
+            "It reads its terminal key by key: {} types a line, {} presses keys; each returns what it shows next",
+            write("…\\n"),
+            press("\"Down\", \"Enter\"")
+        ),
         Some(PromptKind::Password) => format!(
             "It asks for a password or a secret: that is the user's to give — ask them, never make one up; \
 once they gave it, {} sends it (bashrt keeps no copy)",
@@ -61,6 +79,11 @@ once they gave it, {} sends it (bashrt keeps no copy)",
         }
         _ => format!("With the `job` tool: {} answers it and returns what it prints next", write("…\\n")),
     }
+}
+
+/// Whether the job's program reads key by key (a terminal in raw mode), as its prompt was made.
+fn reads_keys(info: &JobInfo) -> bool {
+    info.prompt.as_ref().is_some_and(|p| p.keys)
 }
 
 /// What a result says of jobs that ended since the model last heard of them; put first.

@@ -1,7 +1,16 @@
 //! What a command waiting for input asks: the last line it printed, and what kind of answer that line
-//! wants — so that a model answers a yes/no question and leaves a password to the user.
+//! wants — so that a model answers a yes/no question and leaves a password to the user. On a
+//! terminal the kernel says more than the words: a line read with echo off is a secret whatever the
+//! prompt says, and a program reading key by key is a pager or an editor, not a question.
 
 use serde::Serialize;
+
+use crate::exec::pty::TermMode;
+
+/// Programs that page text: `q` leaves them.
+const PAGERS: &[&str] = &["less", "more", "most", "pg", "man"];
+/// Programs that edit a file on the terminal.
+const EDITORS: &[&str] = &["vi", "vim", "nvim", "view", "nano", "pico", "emacs", "micro", "joe", "hx", "kak", "mcedit"];
 
 /// The most bytes of a prompt kept (a line longer than this is not a prompt anyone types an answer to).
 const PROMPT_MAX: usize = 240;
@@ -14,7 +23,11 @@ pub enum PromptKind {
     YesNo,
     /// A password, passphrase, PIN or token: the user's to give.
     Password,
-    /// Anything else: a line of text.
+    /// A pager (`less`) showing text on a terminal: it waits for keys (`q` quits).
+    Pager,
+    /// An editor (`vim`, `nano`) on a terminal: it waits for keys.
+    Editor,
+    /// Anything else: a line of text (or, on a terminal in key-by-key mode, keys).
     Text,
 }
 
@@ -28,23 +41,35 @@ pub struct Prompt {
     pub kind: PromptKind,
     /// The answer is a secret: it must come from the user, and is not to be repeated.
     pub secret: bool,
+    /// It reads key by key (a terminal in raw mode: a pager, an editor, a menu), not a line.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub keys: bool,
 }
 
 impl Prompt {
-    /// The prompt `last_line` makes.
-    pub(crate) fn of(last_line: &[u8]) -> Prompt {
+    /// The prompt `last_line` makes, read by `reader` (a program's name) from a stdin pipe (`mode`
+    /// `None`) or from a terminal set as `mode`.
+    pub(crate) fn of(last_line: &[u8], reader: &str, mode: Option<TermMode>) -> Prompt {
         let text = String::from_utf8_lossy(last_line).trim_end().to_string();
         let lower = text.to_ascii_lowercase();
         let secret_words = ["password", "passphrase", "passcode", "pin:", "pin code", "token:", "secret", "otp"];
         let yes_no = ["[y/n]", "(y/n)", "[yes/no]", "(yes/no)", "y/n?", "[y/n/"];
-        let kind = if secret_words.iter().any(|w| lower.contains(w)) {
+        let keys = mode.is_some_and(|m| !m.canonical);
+        let hidden = mode.is_some_and(|m| m.canonical && !m.echo);
+        let kind = if keys && PAGERS.contains(&reader) {
+            PromptKind::Pager
+        } else if keys && EDITORS.contains(&reader) {
+            PromptKind::Editor
+        } else if keys {
+            PromptKind::Text
+        } else if hidden || secret_words.iter().any(|w| lower.contains(w)) {
             PromptKind::Password
         } else if yes_no.iter().any(|w| lower.contains(w)) {
             PromptKind::YesNo
         } else {
             PromptKind::Text
         };
-        Prompt { text, kind, secret: kind == PromptKind::Password }
+        Prompt { text, kind, secret: kind == PromptKind::Password, keys }
     }
 }
 
@@ -93,12 +118,28 @@ mod tests {
 
     #[test]
     fn prompts_are_told_apart_by_what_they_ask() {
-        assert_eq!(Prompt::of(b"Proceed? [y/N] ").kind, PromptKind::YesNo);
-        let password = Prompt::of(b"[sudo] password for ann: ");
+        let of = |line: &[u8]| Prompt::of(line, "python3", None);
+        assert_eq!(of(b"Proceed? [y/N] ").kind, PromptKind::YesNo);
+        let password = of(b"[sudo] password for ann: ");
         assert_eq!((password.kind, password.secret), (PromptKind::Password, true));
-        assert_eq!(Prompt::of(b"Enter passphrase for key '/home/a/.ssh/id_ed25519': ").kind, PromptKind::Password);
-        assert_eq!(Prompt::of(b"Name: ").kind, PromptKind::Text);
-        assert_eq!(Prompt::of(b"Name: ").text, "Name:");
+        assert_eq!(of(b"Enter passphrase for key '/home/a/.ssh/id_ed25519': ").kind, PromptKind::Password);
+        assert_eq!(of(b"Name: ").kind, PromptKind::Text);
+        assert_eq!(of(b"Name: ").text, "Name:");
+    }
+
+    #[test]
+    fn on_a_terminal_the_line_discipline_tells_secrets_pagers_and_editors() {
+        let cooked = TermMode { echo: true, canonical: true };
+        let hidden = TermMode { echo: false, canonical: true };
+        let raw = TermMode { echo: false, canonical: false };
+        let hidden_prompt = Prompt::of(b"Enter code: ", "python3", Some(hidden));
+        assert_eq!((hidden_prompt.kind, hidden_prompt.secret), (PromptKind::Password, true));
+        assert_eq!(Prompt::of(b"Enter code: ", "python3", Some(cooked)).kind, PromptKind::Text);
+        assert_eq!(Prompt::of(b"(END)", "less", Some(raw)).kind, PromptKind::Pager);
+        assert_eq!(Prompt::of(b"~", "vim", Some(raw)).kind, PromptKind::Editor);
+        // A program reading keys is not asked for a password, whatever its screen says.
+        let menu = Prompt::of(b"Select password manager:", "fzf", Some(raw));
+        assert_eq!((menu.kind, menu.secret), (PromptKind::Text, false));
     }
 
     #[test]

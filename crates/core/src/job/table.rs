@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::stdin::{write_within, WriteError, WRITE_WAIT};
+use super::stdin::{JobInput, WriteError};
 use crate::artifact::ArtifactId;
 use crate::cancel::CancelToken;
+use crate::exec::pty::TermMode;
 use crate::outcome::Outcome;
 use crate::sink::{OutputSink, SinkConfig, SinkOutput, Spill};
 
@@ -83,14 +84,18 @@ pub struct JobInfo {
     /// The addresses it listens on (`127.0.0.1:5173`, `[::]:8080`), while it runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub listening: Vec<String>,
-    /// The program blocked reading the job's stdin, while it waits for input.
+    /// The program blocked reading the job's stdin (or its terminal), while it waits for input.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reading: Option<String>,
     /// What it asks, while it waits for input: the last line it printed, and the kind of answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<super::Prompt>,
-    /// Whether the job's stdin is a pipe the `job` tool writes to (`stdin: "pipe"`), still open.
+    /// Whether the job's stdin is a pipe the `job` tool writes to (`stdin: "pipe"`), still open, or
+    /// its terminal (`stdin: "pty"`).
     pub stdin_open: bool,
+    /// The job runs in a terminal (`stdin: "pty"`): the `job` tool types into it, keys included.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub terminal: bool,
     /// Since its call started (until its end, once it ended).
     pub elapsed_ms: u64,
     /// When its deadline kills it, from now; `None` once it ended.
@@ -108,6 +113,15 @@ pub struct JobInfo {
 }
 
 impl JobInfo {
+    /// What the job reads its input from, as its notices name it: `stdin` or `terminal`.
+    pub(crate) fn input_name(&self) -> &'static str {
+        if self.terminal {
+            "terminal"
+        } else {
+            "stdin"
+        }
+    }
+
     /// `running for 45s`, `listening on 127.0.0.1:5173`, `exited with code 1 after 52s`.
     pub fn describe(&self) -> String {
         let secs = |ms: u64| format_secs(Duration::from_millis(ms));
@@ -117,8 +131,9 @@ impl JobInfo {
                 format!("running for {}, listening on {}", secs(self.elapsed_ms), self.listening.join(", "))
             }
             JobState::AwaitingInput => format!(
-                "waiting for input ({} reads its stdin) after {}",
+                "waiting for input ({} reads its {}) after {}",
                 self.reading.as_deref().unwrap_or("a program"),
+                self.input_name(),
                 secs(self.elapsed_ms)
             ),
             JobState::Exited => {
@@ -250,8 +265,8 @@ pub(crate) struct JobStart {
     pub lines_before: u64,
     pub bytes_before: u64,
     pub artifact: Option<ArtifactId>,
-    /// The write end of the command's stdin pipe (`stdin: "pipe"`).
-    pub stdin: Option<std::os::fd::OwnedFd>,
+    /// The command's input: its stdin pipe (`stdin: "pipe"`) or its terminal (`stdin: "pty"`).
+    pub stdin: Option<JobInput>,
     /// The last line of the output before the yield.
     pub last_line: super::LastLine,
 }
@@ -267,19 +282,22 @@ pub(crate) struct Job {
     window_config: SinkConfig,
     state: Mutex<State>,
     changed: Condvar,
-    /// The command's stdin, while open: writes go in order, one at a time.
-    stdin: Mutex<Option<std::fs::File>>,
+    /// The command's input, while open: writes go in order, one at a time.
+    stdin: Mutex<Option<JobInput>>,
     observer: Option<JobObserver>,
 }
 
 struct State {
     listening: Vec<String>,
-    /// The program the last look found blocked reading the stdin pipe.
+    /// The program the last look found blocked reading the stdin pipe or the terminal, and how the
+    /// terminal was set then.
     awaiting: Option<String>,
+    mode: Option<TermMode>,
     /// The last line of output, for the prompt of a job waiting for input.
     last_line: super::LastLine,
     stdin_open: bool,
-    stdin_was_pipe: bool,
+    /// What the input was, once open: a pipe or a terminal (`None`: `/dev/null`).
+    input_was: Option<InputKind>,
     end: Option<End>,
     /// The output since the model's last read.
     window: OutputSink,
@@ -294,6 +312,13 @@ struct State {
     eager: bool,
 }
 
+/// What a job's input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InputKind {
+    Pipe,
+    Terminal,
+}
+
 struct End {
     outcome: Outcome,
     elapsed: Duration,
@@ -306,9 +331,13 @@ impl Job {
         let state = State {
             listening: Vec::new(),
             awaiting: None,
+            mode: None,
             last_line: start.last_line,
             stdin_open: start.stdin.is_some(),
-            stdin_was_pipe: start.stdin.is_some(),
+            input_was: start
+                .stdin
+                .as_ref()
+                .map(|i| if i.is_terminal() { InputKind::Terminal } else { InputKind::Pipe }),
             end: None,
             window: OutputSink::new(start.window.clone(), None),
             window_first_line: start.lines_before + 1,
@@ -328,7 +357,7 @@ impl Job {
             window_config: start.window,
             state: Mutex::new(state),
             changed: Condvar::new(),
-            stdin: Mutex::new(start.stdin.map(std::fs::File::from)),
+            stdin: Mutex::new(start.stdin),
             observer,
         }
     }
@@ -370,31 +399,36 @@ impl Job {
         observer(&info);
     }
 
-    /// The program the last look found waiting for input on the stdin pipe (the running thread only).
-    pub(crate) fn set_awaiting(&self, reader: Option<String>) {
+    /// The program the last look found waiting for input on the stdin pipe, or on the terminal set
+    /// as `mode` (the running thread only).
+    pub(crate) fn set_awaiting(&self, reader: Option<String>, mode: Option<TermMode>) {
         let mut state = self.lock();
-        if state.awaiting != reader && state.end.is_none() {
+        if (state.awaiting != reader || state.mode != mode) && state.end.is_none() {
             state.awaiting = reader;
+            state.mode = mode;
             self.bump(&mut state);
             self.tell(state);
         }
     }
 
-    /// Writes `input` to the job's stdin, then closes it when `close`. The waiting state is cleared:
-    /// the next look says whether the command reads again.
-    pub(crate) fn write(&self, input: &[u8], close: bool) -> Result<(), WriteError> {
+    /// Writes `input`, then presses `keys` (encoded; a terminal only), to the job's input, then ends
+    /// its input when `close`. The waiting state is cleared: the next look says whether the command
+    /// reads again.
+    pub(crate) fn write(&self, input: &[u8], keys: &[u8], close: bool) -> Result<(), WriteError> {
         let mut stdin = self.stdin.lock().unwrap_or_else(PoisonError::into_inner);
         if self.ended() {
             return Err(WriteError::Ended);
         }
-        let Some(file) = stdin.as_mut() else {
-            return Err(if self.lock().stdin_was_pipe { WriteError::Closed } else { WriteError::NoPipe });
+        let Some(to) = stdin.as_mut() else {
+            return Err(if self.lock().input_was.is_some() { WriteError::Closed } else { WriteError::NoInput });
         };
         // The command may have stopped reading: a full pipe must not hold the caller.
-        let written = write_within(file, input, WRITE_WAIT);
-        if close || written.is_err() {
+        let written = to.give(input, keys, close);
+        // A pipe ends with its end of input, or once it is stuck; a refused key leaves it as it was.
+        if matches!(written, Ok(false) | Err(WriteError::Stuck(_))) {
             *stdin = None;
         }
+        let written = written.map(|_| ());
         let mut state = self.lock();
         state.awaiting = None;
         state.stdin_open = stdin.is_some();
@@ -421,6 +455,7 @@ impl Job {
         let mut state = self.lock();
         state.listening.clear();
         state.awaiting = None;
+        state.mode = None;
         state.stdin_open = false;
         state.end = Some(End { outcome, elapsed, seen: false });
         self.bump(&mut state);
@@ -468,8 +503,12 @@ impl Job {
             signal: outcome.and_then(|o| o.signal_name()),
             listening: state.listening.clone(),
             reading: state.awaiting.clone(),
-            prompt: state.awaiting.as_ref().map(|_| super::Prompt::of(state.last_line.bytes())),
+            prompt: state
+                .awaiting
+                .as_ref()
+                .map(|reader| super::Prompt::of(state.last_line.bytes(), reader, state.mode)),
             stdin_open: state.stdin_open,
+            terminal: state.input_was == Some(InputKind::Terminal),
             elapsed_ms: elapsed.as_millis() as u64,
             deadline_in_ms: match (&state.end, self.deadline) {
                 (None, Some(d)) => Some(d.saturating_duration_since(now).as_millis() as u64),

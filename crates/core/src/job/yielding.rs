@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use std::os::fd::OwnedFd;
 
 use super::listen::{listening, processes};
+use super::stdin::JobInput;
 use super::table::Job;
+use crate::exec::pty::{PtyControl, TermMode};
 use crate::process::procfs;
 use crate::process::waiting::{Probe, Prober, Stdin};
 use crate::sink::OutputSink;
@@ -40,13 +42,13 @@ pub(crate) enum YieldReason {
     Time,
     /// A process of it listens on these addresses.
     Listening(Vec<String>),
-    /// This program of it waits for input on the stdin pipe.
-    AwaitingInput(String),
+    /// This program of it waits for input on the stdin pipe, or on its terminal (set so).
+    AwaitingInput(String, Option<TermMode>),
 }
 
 /// Makes the job and hands the yielded result to the caller: called once, with the sink (already
 /// spilled and flushed) and the reason.
-pub(crate) type Fire<'f> = Box<dyn FnOnce(&OutputSink, YieldReason, Option<OwnedFd>) -> Arc<Job> + 'f>;
+pub(crate) type Fire<'f> = Box<dyn FnOnce(&OutputSink, YieldReason, Option<JobInput>) -> Arc<Job> + 'f>;
 
 /// When a call yields; then, its job.
 pub(crate) struct YieldPlan<'f> {
@@ -61,10 +63,12 @@ pub(crate) struct YieldPlan<'f> {
     last_output: Instant,
     next_look: Instant,
     look_every: Duration,
-    /// The write end of the command's stdin pipe, until the job takes it; what the pipe is, to tell
-    /// a read of it; the looks' verdicts; the program last confirmed waiting on it.
-    stdin: Option<OwnedFd>,
+    /// The command's input (its stdin pipe's write end, or its terminal), until the job takes it;
+    /// what the pipe is, to tell a read of it; the looks' verdicts; the program last confirmed
+    /// waiting on it. A terminal's readers are told by the terminal path's own looks.
+    input: Option<JobInput>,
     stdin_id: Option<Stdin>,
+    terminal: bool,
     prober: Prober,
     awaiting: Option<String>,
 }
@@ -83,8 +87,9 @@ impl<'f> YieldPlan<'f> {
             last_output: now,
             next_look: now + QUIET,
             look_every: FIRST_LOOK,
-            stdin: None,
+            input: None,
             stdin_id: None,
+            terminal: false,
             prober: Prober::default(),
             awaiting: None,
         }
@@ -93,7 +98,24 @@ impl<'f> YieldPlan<'f> {
     /// The command's stdin is a pipe, this its write end.
     pub(crate) fn stdin_opened(&mut self, stdin: OwnedFd) {
         self.stdin_id = Stdin::of_fd(std::os::fd::AsFd::as_fd(&stdin)).ok();
-        self.stdin = Some(stdin);
+        self.input = Some(JobInput::pipe(stdin));
+    }
+
+    /// The command runs in a terminal that `control` types into.
+    pub(crate) fn terminal_opened(&mut self, control: PtyControl) {
+        self.input = Some(JobInput::Terminal(control));
+        self.terminal = true;
+    }
+
+    /// The terminal path's looks found a program blocked reading the terminal, or no longer: the
+    /// call yields at once, or its job learns it.
+    pub(crate) fn terminal_reader(&mut self, sink: &mut OutputSink, reader: Option<(&str, TermMode)>) {
+        self.awaiting = reader.map(|(name, _)| name.to_string());
+        match (&self.job, reader) {
+            (Some(job), reader) => job.set_awaiting(reader.map(|(name, _)| name.to_string()), reader.map(|r| r.1)),
+            (None, Some((name, mode))) => self.fire(sink, YieldReason::AwaitingInput(name.to_string(), Some(mode))),
+            (None, None) => {}
+        }
     }
 
     /// The shell running the command is known.
@@ -134,11 +156,13 @@ impl<'f> YieldPlan<'f> {
             let probe = self.stdin_id.as_ref().map(|stdin| self.prober.probe(&pids, stdin));
             // A reader seen once is confirmed (or not) by the next look, which comes soon.
             let confirming = matches!(probe, Some(Probe::Seen(_)));
-            self.awaiting = match probe {
-                Some(Probe::Waiting(reader)) => Some(reader.comm),
-                Some(Probe::Seen(_)) => self.awaiting.take(),
-                Some(Probe::NotWaiting) | None => None,
-            };
+            if !self.terminal {
+                self.awaiting = match probe {
+                    Some(Probe::Waiting(reader)) => Some(reader.comm),
+                    Some(Probe::Seen(_)) => self.awaiting.take(),
+                    Some(Probe::NotWaiting) | None => None,
+                };
+            }
             let eager = confirming || self.job.as_ref().is_some_and(|j| j.eager());
             let longest = if created.elapsed() < YOUNG { YOUNG_LOOK } else { LAST_LOOK };
             self.look_every = if eager { FIRST_LOOK } else { (self.look_every * 2).min(longest) };
@@ -146,14 +170,16 @@ impl<'f> YieldPlan<'f> {
             match (&self.job, &self.awaiting) {
                 (Some(job), _) => {
                     job.set_listening(found);
-                    job.set_awaiting(self.awaiting.clone());
+                    if !self.terminal {
+                        job.set_awaiting(self.awaiting.clone(), None);
+                    }
                 }
-                (None, Some(reader)) => {
+                (None, Some(reader)) if !self.terminal => {
                     let reader = reader.clone();
-                    return self.fire(sink, YieldReason::AwaitingInput(reader));
+                    return self.fire(sink, YieldReason::AwaitingInput(reader, None));
                 }
-                (None, None) if !found.is_empty() => return self.fire(sink, YieldReason::Listening(found)),
-                (None, None) => {}
+                (None, _) if !found.is_empty() => return self.fire(sink, YieldReason::Listening(found)),
+                (None, _) => {}
             }
         }
         if self.job.is_none() && self.at.is_some_and(|at| now >= at) {
@@ -165,7 +191,7 @@ impl<'f> YieldPlan<'f> {
         let Some(fire) = self.fire.take() else { return };
         sink.ensure_spilled();
         sink.flush_spill();
-        let job = fire(sink, reason, self.stdin.take());
+        let job = fire(sink, reason, self.input.take());
         self.job = Some(job);
     }
 

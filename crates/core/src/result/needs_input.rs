@@ -19,6 +19,11 @@ pub(crate) const NOTICE: &str = "[The command wanted input, but its stdin is /de
 non-interactive flag (--yes, -y, --no-input, …) or with the answer piped in (printf 'y\\n' | cmd); a \
 password is the user's to give]";
 
+/// The same, where the call could have given it input (a front with jobs: RPC, MCP).
+pub(crate) const NOTICE_JOBS: &str = "[The command wanted input, but its stdin is /dev/null: rerun it with \
+`stdin: \"pty\"` (a terminal; the call returns when it asks, and the job tool's write answers) or \
+`stdin: \"pipe\"`, or with a non-interactive flag (--yes, -y, --no-input, …); a password is the user's to give]";
+
 /// What programs print when a read of their stdin or their terminal found none.
 fn refused_read() -> &'static Option<Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();

@@ -78,7 +78,8 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
         && matches!(report.outcome, Outcome::Exited { code } if code != 0)
         && super::needs_input::wanted_input(report.output.tail());
     if input_eof {
-        notices.push(super::needs_input::NOTICE.to_string());
+        let notice = if report.jobs_offered { super::needs_input::NOTICE_JOBS } else { super::needs_input::NOTICE };
+        notices.push(notice.to_string());
     }
     if let Some(reader) = &report.waiting_for_input {
         notices.push(format!("[It was waiting for input: {reader} was reading the terminal]"));

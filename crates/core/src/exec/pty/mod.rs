@@ -9,9 +9,12 @@
 //! the pipe path; and the call returns once the shell has exited and the terminal has drained, even
 //! when a background process still holds the terminal open.
 //!
-//! Where it is used: only by [`BashTool::execute_with_ui`](crate::tool::BashTool::execute_with_ui),
-//! when [`selected`] says so. Print mode, RPC and MCP have no UI and always use pipes. The terminal
-//! emulator that draws the screen belongs to the UI, so this crate stays free of UI code.
+//! Where it is used: by [`BashTool::execute_with_ui`](crate::tool::BashTool::execute_with_ui), when
+//! [`selected`] says so, and for a `stdin: "pty"` call of a front that returns running commands as
+//! jobs (RPC, MCP), whose terminal no UI shows: the job types into it. The output consumer hears of
+//! the terminal, of a program blocked reading it, and gets its ticks, as on the pipe path, so such a
+//! call yields like any other. The terminal emulator that draws the screen belongs to the UI, so this
+//! crate stays free of UI code.
 
 mod sanitize;
 mod session;
@@ -29,7 +32,7 @@ use crate::outcome::Outcome;
 use crate::process::waiting::{Probe, Prober, Reader};
 use crate::settings::{Settings, VirtualTerminal};
 use sanitize::Sanitizer;
-pub use session::{PtyControl, PtyError, PtySize};
+pub use session::{PtyControl, PtyError, PtySize, TermMode};
 use session::{PtySession, ReadResult};
 
 /// Setting this environment variable to `1` turns the PTY path off whatever the settings say.
@@ -116,6 +119,8 @@ pub(crate) fn execute(
         }
     };
     stream.ui.pty_started(session.control());
+    stream.out.started(session.pid());
+    stream.out.terminal_opened(session.control());
     let mut buf = vec![0u8; READ_CHUNK];
     let mut input = InputWatch::new(Instant::now());
     let ending = watch(&session, &mut stream, &mut buf, cancel, deadline, &mut input);
@@ -125,12 +130,12 @@ pub(crate) fn execute(
             drain(&session, &mut stream, &mut buf, DRAIN_MAX);
             // Its answer may have come with its last output and its exit in one wake: nothing waits
             // for input any more, and the console must hear so.
-            input.set(None, stream.ui);
+            input.set(None, &mut stream, None);
             session.reap()
         }
         Ok(killed @ (Watched::Cancelled | Watched::DeadlineReached)) => {
             drain(&session, &mut stream, &mut buf, Duration::ZERO);
-            input.recheck(&session, stream.ui);
+            input.recheck(&session, &mut stream);
             let reaped = session.kill(grace);
             drain(&session, &mut stream, &mut buf, DRAIN_QUIET);
             let timed_out = killed == Watched::DeadlineReached && !cancel.is_cancelled();
@@ -175,17 +180,17 @@ impl InputWatch {
     }
 
     /// The program printed: it is not waiting (or no longer).
-    fn output(&mut self, now: Instant, ui: &mut dyn ToolUi) {
+    fn output(&mut self, now: Instant, stream: &mut Stream<'_>) {
         self.next_look = now + INPUT_QUIET;
         self.interval = INPUT_LOOK_EVERY;
         self.prober = Prober::default();
         self.last = None;
-        self.set(None, ui);
+        self.set(None, stream, None);
     }
 
     /// Looks when a look is due: a confirmed reader is told; any other finding (the input was typed
     /// without an echo, the program was stopped) takes it back.
-    fn look(&mut self, now: Instant, session: &PtySession, ui: &mut dyn ToolUi) {
+    fn look(&mut self, now: Instant, session: &PtySession, stream: &mut Stream<'_>) {
         if session.terminal().is_none() || now < self.next_look {
             return;
         }
@@ -197,17 +202,17 @@ impl InputWatch {
             if self.last.as_ref() == Some(&probe) { (self.interval * 2).min(most) } else { INPUT_LOOK_EVERY };
         self.next_look = now + self.interval;
         match &probe {
-            Probe::Waiting(reader) => self.set(Some(reader.clone()), ui),
+            Probe::Waiting(reader) => self.set(Some(reader.clone()), stream, Some(session.mode())),
             Probe::Seen(reader) if self.reader.as_ref() == Some(reader) => {}
-            Probe::Seen(_) | Probe::NotWaiting => self.set(None, ui),
+            Probe::Seen(_) | Probe::NotWaiting => self.set(None, stream, None),
         }
         self.last = Some(probe);
     }
 
     /// Looks once more before the command is killed: what the result says of it is what holds now.
-    fn recheck(&mut self, session: &PtySession, ui: &mut dyn ToolUi) {
+    fn recheck(&mut self, session: &PtySession, stream: &mut Stream<'_>) {
         if self.reader.is_some() && !matches!(self.probe(session), Probe::Waiting(_) | Probe::Seen(_)) {
-            self.set(None, ui);
+            self.set(None, stream, None);
         }
     }
 
@@ -218,9 +223,12 @@ impl InputWatch {
         }
     }
 
-    fn set(&mut self, reader: Option<Reader>, ui: &mut dyn ToolUi) {
+    /// Tells the UI and the output consumer of a change; `mode`: the terminal's, with a reader.
+    fn set(&mut self, reader: Option<Reader>, stream: &mut Stream<'_>, mode: Option<TermMode>) {
         if self.reader != reader {
-            ui.awaiting_input(reader.as_ref().map(|r| r.comm.as_str()));
+            let name = reader.as_ref().map(|r| r.comm.as_str());
+            stream.ui.awaiting_input(name);
+            stream.out.terminal_reader(name.zip(mode));
             self.reader = reader;
         }
     }
@@ -291,11 +299,8 @@ fn watch(
         let (cancelled, exited, readable) = {
             let mut fds = [pollin(cancel.fd()), pollin(session.exit_fd()), pollin(session.master())];
             let watched = if open { 3 } else { 2 };
-            let wake = match deadline {
-                Some(deadline) if session.terminal().is_none() => Some(deadline),
-                Some(deadline) => Some(deadline.min(input.next_look)),
-                None => session.terminal().map(|_| input.next_look),
-            };
+            let look = session.terminal().map(|_| input.next_look);
+            let wake = [deadline, look, stream.out.next_tick()].into_iter().flatten().min();
             match nix::poll::poll(&mut fds[..watched], time_left(wake)) {
                 Ok(_) | Err(Errno::EINTR) => {}
                 Err(e) => return Err(PtyError::Read(e.into())),
@@ -315,13 +320,17 @@ fn watch(
             match session.read(buf).map_err(PtyError::Read)? {
                 ReadResult::Data(n) => {
                     stream.push(&buf[..n]);
-                    input.output(Instant::now(), stream.ui);
+                    input.output(Instant::now(), stream);
                 }
                 ReadResult::Empty => {}
                 ReadResult::Closed => open = false,
             }
         }
-        input.look(Instant::now(), session, stream.ui);
+        let now = Instant::now();
+        input.look(now, session, stream);
+        if stream.out.next_tick().is_some_and(|tick| tick <= now) {
+            stream.out.tick();
+        }
     }
 }
 

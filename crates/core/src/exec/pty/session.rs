@@ -84,6 +84,18 @@ impl PtyControl {
         })
     }
 
+    /// Waits until the terminal's input has room again (the program read some), or `wait` passes.
+    pub fn wait_writable(&self, wait: Duration) -> io::Result<()> {
+        self.with_master(|fd| {
+            let mut fds = [nix::poll::PollFd::new(fd, nix::poll::PollFlags::POLLOUT)];
+            let millis = wait.as_millis().clamp(1, 60_000) as u16;
+            match nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(millis)) {
+                Ok(_) | Err(Errno::EINTR) => Ok(()),
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
     /// Sets the terminal size; the kernel sends SIGWINCH to the program's foreground job.
     pub fn resize(&self, size: PtySize) -> io::Result<()> {
         self.with_master(|fd| set_size(fd, size))
@@ -106,6 +118,16 @@ impl PtyControl {
     fn close(&self) {
         self.master.lock().unwrap_or_else(PoisonError::into_inner).take();
     }
+}
+
+/// A terminal's line discipline, as far as telling a password prompt (no echo, lines) from a
+/// full-screen program (no echo, keys) goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermMode {
+    /// Typed characters are shown.
+    pub echo: bool,
+    /// Input comes a line at a time (cooked), not key by key (raw).
+    pub canonical: bool,
 }
 
 /// What one read of the master gave.
@@ -196,6 +218,22 @@ impl PtySession {
     /// The terminal, as [`crate::process::waiting`] matches a read against it.
     pub(crate) fn terminal(&self) -> Option<&Stdin> {
         self.terminal.as_ref()
+    }
+
+    /// The shell's pid.
+    pub(crate) fn pid(&self) -> i32 {
+        self.shell.pid().as_raw()
+    }
+
+    /// How the terminal's line discipline is set now, as the program on it left it.
+    pub(crate) fn mode(&self) -> TermMode {
+        match nix::sys::termios::tcgetattr(&self.master) {
+            Ok(t) => TermMode {
+                echo: t.local_flags.contains(nix::sys::termios::LocalFlags::ECHO),
+                canonical: t.local_flags.contains(nix::sys::termios::LocalFlags::ICANON),
+            },
+            Err(_) => TermMode { echo: true, canonical: true },
+        }
     }
 
     /// The shell and every process under it now.

@@ -334,9 +334,9 @@ fn a_read_of_another_file_is_not_waiting_for_input_and_null_stdin_jobs_take_none
     assert!(yielded.details.job.is_some());
     let refused = write(&fx, 2, "y\n", false);
     assert!(
-        refused
-            .text()
-            .starts_with("Not written: job 2 its stdin is not a pipe: start the command with \"stdin\": \"pipe\""),
+        refused.text().starts_with(
+            "Not written: job 2 its stdin is not a pipe or a terminal: start the command with \"stdin\": \"pipe\""
+        ),
         "{}",
         refused.text()
     );
@@ -380,3 +380,5 @@ fn a_process_left_running_with_ampersand_points_at_background_true() {
     let plain = fx.tool.execute(&params("sleep 100 & echo again", 30_000), fx.ctx());
     assert!(plain.text().ends_with("background processes still running]"), "{}", plain.text());
 }
+
+mod terminal;
