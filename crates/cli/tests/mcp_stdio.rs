@@ -104,7 +104,7 @@ impl Client {
         let answer = self.receive();
         assert_eq!(answer["id"], id, "{answer}");
         let text = answer["result"]["content"][0]["text"].as_str().unwrap();
-        assert!(text.contains("[1 background process still running; to follow a process you start, run it with `background: true` instead of `&`"), "{text}");
+        assert!(text.contains("[1 background process still running, followed as job "), "{text}");
         text.lines().next().unwrap().strip_prefix("pid=").unwrap().parse().unwrap()
     }
 }

@@ -34,6 +34,8 @@ pub struct Feed<'a> {
     view: ViewOptions,
     /// When the call yields, and its job afterwards (tool calls of a front that can yield).
     yielding: Option<YieldPlan<'a>>,
+    /// What the command left running, for a job to follow (fronts that can yield only).
+    left: Option<crate::exec::LeftRunning>,
 }
 
 impl<'a> Feed<'a> {
@@ -51,6 +53,7 @@ impl<'a> Feed<'a> {
             last_update: None,
             view,
             yielding: None,
+            left: None,
         }
     }
 
@@ -90,6 +93,11 @@ impl<'a> Feed<'a> {
     /// The job the call became, when it yielded.
     pub(crate) fn job(&self) -> Option<&std::sync::Arc<Job>> {
         self.yielding.as_ref().and_then(YieldPlan::job)
+    }
+
+    /// What the command left running, handed over by the executor (see [`crate::exec::LeftRunning`]).
+    pub(crate) fn take_left(&mut self) -> Option<crate::exec::LeftRunning> {
+        self.left.take()
     }
 
     pub fn into_sink(self) -> OutputSink {
@@ -253,6 +261,14 @@ impl OutputConsumer for Feed<'_> {
         if let Some(plan) = self.yielding.as_mut() {
             plan.stdin_opened(stdin);
         }
+    }
+
+    fn adopts_left(&self) -> bool {
+        self.yielding.is_some()
+    }
+
+    fn left_running(&mut self, left: crate::exec::LeftRunning) {
+        self.left = Some(left);
     }
 
     fn terminal_opened(&mut self, control: crate::exec::pty::PtyControl) {

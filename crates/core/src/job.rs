@@ -15,6 +15,7 @@
 //!
 //! - [`table`]: the table, a job's state, listing and ends the model has not seen;
 //! - [`yielding`]: the run stage's side — when a call yields, and what the job learns as it runs;
+//! - [`left`]: processes a finished call left running (`server &`), followed as a job;
 //! - [`listen`]: which TCP ports a job's processes listen on, from `/proc`;
 //! - [`stdin`]: input to a job whose stdin is a pipe or a terminal, and [`keys`] pressed in a terminal;
 //!   [`prompt`]: what a job waiting for input asks;
@@ -24,6 +25,7 @@
 //! of the runtime, which depend on it.
 
 mod keys;
+mod left;
 mod listen;
 mod notice;
 mod prompt;
@@ -32,7 +34,8 @@ mod table;
 mod yielding;
 
 pub(crate) use keys::{encode as encode_keys, KEY_NAMES};
-pub(crate) use notice::{answer, ended_notice, one_line, so_far_and_deadline, yield_notice};
+pub(crate) use left::adopt;
+pub(crate) use notice::{answer, ended_notice, left_notice, one_line, so_far_and_deadline, yield_notice};
 pub(crate) use prompt::LastLine;
 pub use prompt::{Prompt, PromptKind};
 pub(crate) use stdin::JobInput;

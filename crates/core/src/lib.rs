@@ -152,8 +152,8 @@ pub use view::{format_size, model_view, text_view, View, ViewOptions, DEFAULT_MA
 // Executors: what runs a script, for an embedder that brings its own ([`RuntimeBuilder::executor`]).
 pub use env::Vars;
 pub use exec::{
-    compose, resolve_shell, Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, Flow, OneShotExecutor,
-    OneShotReason, OutputConsumer, ReplaceReason, ShellError, ShellEvent, StatusMode,
+    compose, resolve_shell, Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, Flow, LeftRunning,
+    OneShotExecutor, OneShotReason, OutputConsumer, ReplaceReason, ShellError, ShellEvent, StatusMode,
 };
 pub use shell::{PoolConfig, ShellKey, ShellPool};
 

@@ -181,6 +181,14 @@ pub(crate) fn run_on<'a>(
         limits.head = Some(u64::MAX);
     }
     let job = feed.job().cloned();
+    // What it left running (`server &`) goes on as a job of its own, where jobs are offered.
+    let left_job = feed.take_left().and_then(|left| {
+        let processes = left.count();
+        let window = settings.sink_config(None);
+        let grace = Duration::from_millis(settings.kill_grace_ms);
+        crate::job::adopt(runtime.jobs(), spec.command, left, execution.duration, window, grace)
+            .map(|info| (info, processes))
+    });
     let mut sink = feed.into_sink();
     // An error result may have a smaller budget than the sink kept (a client that cuts errors
     // shorter): an output that fits the sink but not that budget is kept whole too.
@@ -197,7 +205,7 @@ pub(crate) fn run_on<'a>(
     settle_spill(runtime, spec.artifacts, output.spill(), &hold);
     if let Some(job) = &job {
         job.set_artifact(output.spill().artifact());
-        job.end(execution.outcome, execution.duration);
+        job.end(Some(execution.outcome), execution.duration);
     }
     Ok(RunReport {
         output,
@@ -221,6 +229,11 @@ pub(crate) fn run_on<'a>(
         waiting_for_input: execution.waiting_for_input,
         job: job.map(|j| j.info()),
         jobs_offered,
+        background_followed: execution.background > 0
+            && jobs_offered
+            && left_job.is_none()
+            && runtime.jobs().running_count() > 0,
+        left_job,
     })
 }
 

@@ -188,6 +188,17 @@ pub trait OutputConsumer {
     /// how the terminal is set), or no longer is (`None`).
     fn terminal_reader(&mut self, _reader: Option<(&str, pty::TermMode)>) {}
 
+    /// Whether the consumer takes what the command leaves running when it ends ([`left_running`]
+    /// (Self::left_running)): a front that follows such processes as jobs. Asked once per call that
+    /// may have left something, so that no other call pays for finding it out.
+    fn adopts_left(&self) -> bool {
+        false
+    }
+
+    /// The command ended leaving processes running (`server &`), new since the call began; see
+    /// [`LeftRunning`]. Called once, only when [`adopts_left`](Self::adopts_left) said so.
+    fn left_running(&mut self, _left: LeftRunning) {}
+
     /// When the consumer wants [`tick`](Self::tick) called next, even if no output comes; `None`:
     /// never. The executor's wait wakes for it (until the command is done).
     fn next_tick(&self) -> Option<std::time::Instant> {
@@ -205,6 +216,27 @@ pub trait OutputConsumer {
 impl<F: FnMut(&[u8]) -> Flow> OutputConsumer for F {
     fn consume(&mut self, chunk: &[u8]) -> Flow {
         self(chunk)
+    }
+}
+
+/// What a command left running when it ended (`server &`, `npm run dev &`): the processes that were
+/// not there before the call, and the read ends of the call's output pipes they still write to.
+/// Whoever takes it keeps reading those pipes (a writer to a full pipe would block) and decides when
+/// the processes die; made only by the runtime's executors.
+#[derive(Debug)]
+pub struct LeftRunning {
+    pub(crate) processes: Vec<crate::process::procfs::ProcEntry>,
+    pub(crate) outputs: Vec<std::os::fd::OwnedFd>,
+}
+
+impl LeftRunning {
+    pub(crate) fn new(processes: Vec<crate::process::procfs::ProcEntry>, outputs: Vec<std::os::fd::OwnedFd>) -> Self {
+        Self { processes, outputs }
+    }
+
+    /// How many processes were left running.
+    pub fn count(&self) -> usize {
+        self.processes.len()
     }
 }
 

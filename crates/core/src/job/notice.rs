@@ -104,3 +104,16 @@ pub(crate) fn ended_notice(ended: &[JobInfo]) -> Option<String> {
         .collect();
     Some(each.join("\n"))
 }
+
+/// What a call that ended leaving processes running (`server &`) says of the job that follows them.
+pub(crate) fn left_notice(info: &JobInfo, processes: usize) -> String {
+    let id = info.id;
+    let s = if processes == 1 { "" } else { "es" };
+    let listening =
+        if info.listening.is_empty() { String::new() } else { format!(", listening on {}", info.listening.join(", ")) };
+    format!(
+        "[{processes} background process{s} still running, followed as job {id}{listening}. With the `job` tool: \
+{{\"action\": \"read\", \"id\": {id}}} shows what they print from now on, {{\"action\": \"wait\", \"id\": {id}, \
+\"port\": 0}} waits until they listen, {{\"action\": \"kill\", \"id\": {id}}} stops them]"
+    )
+}

@@ -46,6 +46,9 @@ pub enum JobState {
     Cancelled,
     /// The runtime lost it (no exit status).
     Failed,
+    /// Its processes ended by themselves, with no status bashrt can read: they were left running by
+    /// a call that ended (`server &`), and their statuses went to the shell that started them.
+    Ended,
 }
 
 impl JobState {
@@ -54,7 +57,8 @@ impl JobState {
         !matches!(self, JobState::Running | JobState::Listening | JobState::AwaitingInput)
     }
 
-    fn of(outcome: Outcome) -> Self {
+    fn of(outcome: Option<Outcome>) -> Self {
+        let Some(outcome) = outcome else { return JobState::Ended };
         match outcome {
             Outcome::Exited { .. } => JobState::Exited,
             Outcome::Signalled { .. } => JobState::Signalled,
@@ -147,6 +151,9 @@ impl JobInfo {
             JobState::TimedOut => format!("was killed at its timeout after {}", secs(self.elapsed_ms)),
             JobState::Cancelled => format!("was killed on request after {}", secs(self.elapsed_ms)),
             JobState::Failed => format!("was lost by the runtime after {} (no exit status)", secs(self.elapsed_ms)),
+            JobState::Ended => {
+                format!("ended after {} (started with `&`: its exit status went to its shell)", secs(self.elapsed_ms))
+            }
         }
     }
 }
@@ -320,7 +327,8 @@ enum InputKind {
 }
 
 struct End {
-    outcome: Outcome,
+    /// `None`: ended with no status to read (processes a finished call left running).
+    outcome: Option<Outcome>,
     elapsed: Duration,
     /// The model was told (a read, a wait, a list, or a notice on another result).
     seen: bool,
@@ -449,8 +457,8 @@ impl Job {
         }
     }
 
-    /// The command ended (the running thread only, once).
-    pub(crate) fn end(&self, outcome: Outcome, elapsed: Duration) {
+    /// The command ended (the running thread only, once); `None`: with no status to read.
+    pub(crate) fn end(&self, outcome: Option<Outcome>, elapsed: Duration) {
         *self.stdin.lock().unwrap_or_else(PoisonError::into_inner) = None;
         let mut state = self.lock();
         state.listening.clear();
@@ -464,6 +472,11 @@ impl Job {
     /// Kills the job's tree (its call is cancelled; the end comes from the running thread).
     pub(crate) fn kill(&self) {
         self.cancel.cancel();
+    }
+
+    /// Since its call started.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.started.elapsed()
     }
 
     pub(crate) fn ended(&self) -> bool {
@@ -493,7 +506,7 @@ impl Job {
             None if state.listening.is_empty() => (JobState::Running, self.started.elapsed()),
             None => (JobState::Listening, self.started.elapsed()),
         };
-        let outcome = state.end.as_ref().map(|e| e.outcome);
+        let outcome = state.end.as_ref().and_then(|e| e.outcome);
         let now = Instant::now();
         JobInfo {
             id: self.id,

@@ -219,6 +219,20 @@ pub(crate) fn terminate_orphans(orphans: &[ProcEntry]) {
     }
 }
 
+/// Kills what a finished call left running in a long-lived shell that lives on: each process of
+/// `left` that is still the one listed (pid and start time), with everything descending from it and
+/// the groups those lead — never the group it shares with the shell, which is signalled member by
+/// member only.
+pub(crate) fn terminate_left(left: &[ProcEntry], grace: Duration) {
+    for entry in left {
+        let Some(now) = procfs::stat(entry.pid) else { continue };
+        if now.alive && now.start_time == entry.start_time {
+            // No group of its own: its tree is found by parent links alone.
+            Doomed::new(Tree::new(Pid::from_raw(now.pid), Pid::from_raw(0), &[])).terminate(grace);
+        }
+    }
+}
+
 /// The live processes of `spare` that are still the same processes, and all their descendants.
 fn spared(table: &[ProcEntry], spare: &[ProcEntry]) -> HashSet<i32> {
     let mut set: HashSet<i32> = table

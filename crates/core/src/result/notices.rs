@@ -58,7 +58,9 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     if let Some(problem) = &report.snapshot_problem {
         notices.push(format!("[This shell has none of the user's aliases and functions: {problem}]"));
     }
-    if report.background > 0 {
+    if let Some((job, processes)) = &report.left_job {
+        notices.push(crate::job::left_notice(job, *processes));
+    } else if report.background > 0 && !report.background_followed {
         let n = report.background;
         let s = if n == 1 { "" } else { "es" };
         notices.push(if report.background_stopped {
@@ -128,6 +130,7 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     details.waiting_for_input = report.waiting_for_input.clone();
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.job = report.job.clone();
+    details.left_job = report.left_job.as_ref().map(|(job, _)| job.clone());
     details.artifact_error = shaped.artifact_error;
     details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);
     ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }

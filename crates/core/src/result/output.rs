@@ -71,6 +71,11 @@ pub(crate) struct RunReport<'a> {
     pub job: Option<crate::job::JobInfo>,
     /// The call could have become a job (its front yields): what it left running could have been one.
     pub jobs_offered: bool,
+    /// The job that follows what the command left running (`server &`), and how many processes.
+    pub left_job: Option<(crate::job::JobInfo, usize)>,
+    /// Jobs run, which follow what earlier calls left running: the background count is theirs, and
+    /// the `job` tool lists them, so no notice repeats it.
+    pub background_followed: bool,
 }
 
 impl<'a> RunReport<'a> {
@@ -105,6 +110,8 @@ impl<'a> RunReport<'a> {
             waiting_for_input: None,
             job: None,
             jobs_offered: false,
+            left_job: None,
+            background_followed: false,
         }
     }
 }

@@ -129,6 +129,14 @@ impl OutputConsumer for ParseErrorPrefix<'_> {
         self.inner.stdin_opened(stdin);
     }
 
+    fn adopts_left(&self) -> bool {
+        self.inner.adopts_left()
+    }
+
+    fn left_running(&mut self, left: crate::exec::LeftRunning) {
+        self.inner.left_running(left);
+    }
+
     fn next_tick(&self) -> Option<std::time::Instant> {
         self.inner.next_tick()
     }

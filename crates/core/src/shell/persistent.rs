@@ -268,6 +268,7 @@ impl PersistentShell {
         deadline: Option<Instant>,
         thread: &PoolThread,
     ) -> Result<CallReport, ExecError> {
+        let began = Instant::now();
         self.calls += 1;
         self.secret = secret(self.nonce, self.calls);
         let inline = protocol::inline(call.script);
@@ -318,7 +319,7 @@ impl PersistentShell {
                     // serves on.
                     ReportStatus::Interrupted => Outcome::Signalled { signal: libc::SIGINT },
                 };
-                let held = self.release(&mut outputs, thread);
+                let held = outputs.iter().any(OutputReader::has_writers);
                 let final_cwd = self.cwd_after(&report.pwd);
                 self.pwd.clone_from(&final_cwd);
                 // A `/proc` walk costs microseconds per process on the machine: walk only when this
@@ -326,8 +327,13 @@ impl PersistentShell {
                 // may have changed. Not seen without a walk: a process that both left the tree's
                 // parentage (double fork) and closed the call's output, with no `$!`.
                 if held || report.last_job != self.last_job || !self.background_unchanged() {
+                    let before = std::mem::take(&mut self.background);
                     self.walk_background();
+                    if out.adopts_left() {
+                        self.hand_left(&before, began, &mut outputs, out);
+                    }
                 }
+                self.release(&mut outputs, thread);
                 self.last_job = report.last_job;
                 let result = CallResult::Ran { outcome, final_cwd, background: self.count() };
                 Ok(CallReport::new(result, self.file_limit()))

@@ -363,22 +363,57 @@ fn a_password_prompt_is_left_to_the_user() {
 }
 
 #[test]
-fn a_process_left_running_with_ampersand_points_at_background_true() {
+fn a_process_left_running_with_ampersand_is_followed_as_a_job_that_listens_and_is_killed() {
     let fx = Fixture::new();
-    let (result, thread) = fx.start(params("sleep 100 & echo started", 30_000));
+    let gate = fx.fifo("gate");
+    // The server starts once the test opens the gate, so the call has surely ended by then.
+    let server = format!(
+        "(read go < '{}'; echo serving; exec python3 -c 'import socket,time; s=socket.socket(); \
+         s.bind((\"127.0.0.1\", 0)); s.listen(); print(\"port\", s.getsockname()[1], flush=True); time.sleep(600)') & \
+         echo started",
+        gate.display()
+    );
+    let (result, thread) = fx.start(params(&server, 30_000));
     thread.join().unwrap();
     let text = result.text();
-    assert!(result.details.job.is_none(), "the call ended: no job");
+    assert!(result.details.job.is_none(), "the call ended: it did not yield");
+    let left = result.details.left_job.clone().expect("a job follows what it left running");
+    assert_eq!(left.state, JobState::Running);
     assert!(
-        text.ends_with(
-            "[1 background process still running; to follow a process you start, run it with `background: true` \
-             instead of `&`: the job tool then reads its output and stops it]"
-        ),
+        text.starts_with("started\n\n[1 background process still running, followed as job 1. With the `job` tool: "),
         "{text}"
     );
+    release(&gate, "go\n");
+    let wait = JobParams { action: Some(JobAction::Wait), id: Some(1), port: Some(0), ..JobParams::default() };
+    let listening = fx.tool.job(&wait, &CancelToken::new().unwrap());
+    let text = listening.text();
+    assert!(text.starts_with("serving\nport "), "what it printed after the call ended: {text}");
+    assert_eq!(listening.details.job.as_ref().map(|j| j.state), Some(JobState::Listening), "{text}");
+    // While it runs, other calls do not repeat that something runs: the job tool lists it.
+    let other = fx.tool.execute_yielding(
+        &params("echo other", 30_000),
+        fx.ctx(),
+        Yielding { call_id: None, on_yield: Box::new(|_| {}) },
+        None,
+    );
+    assert_eq!(other.text(), "other\n");
+    let killed = fx.job(JobAction::Kill, 1);
+    assert_eq!(killed.details.job.as_ref().map(|j| j.state), Some(JobState::Cancelled), "{}", killed.text());
+
+    // One that ends by itself ends the job, with no status to tell.
+    let (_, thread) = fx.start(params(&format!("(read go < '{}') & echo started", gate.display()), 30_000));
+    thread.join().unwrap();
+    release(&gate, "go\n");
+    let ended = fx.job(JobAction::Wait, 2);
+    let text = ended.text();
+    assert!(text.contains("[Job 2 ended after "), "{text}");
+    assert!(text.contains("(started with `&`: its exit status went to its shell)"), "{text}");
+
     // Where no job could have been had (`execute`), the notice stays as it was.
     let plain = fx.tool.execute(&params("sleep 100 & echo again", 30_000), fx.ctx());
-    assert!(plain.text().ends_with("background processes still running]"), "{}", plain.text());
+    let text = plain.text();
+    assert!(text.contains("background process") && text.ends_with(" still running]"), "{text}");
+    assert!(plain.details.left_job.is_none(), "{text}");
 }
 
 mod terminal;

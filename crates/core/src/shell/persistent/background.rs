@@ -2,6 +2,7 @@
 //! walk, and the count a call reports.
 
 use super::*;
+use crate::exec::LeftRunning;
 
 impl PersistentShell {
     /// Lists what the shell's tree runs besides the shell (see [`ChildKiller::background`]).
@@ -54,6 +55,38 @@ impl PersistentShell {
             .split(|b| b.is_ascii_whitespace())
             .filter_map(|word| std::str::from_utf8(word).ok()?.parse::<i32>().ok())
             .any(|pid| !background.iter().any(|e| e.pid == pid))
+    }
+
+    /// Hands `out` what this call left running: the processes of the last walk that `before` (the
+    /// walk before) did not list and that started since the call `began`, with the call's output
+    /// pipes they still write to (taken out of `outputs`, so no drainer gets them).
+    pub(super) fn hand_left(
+        &mut self,
+        before: &[ProcEntry],
+        began: Instant,
+        outputs: &mut Vec<OutputReader>,
+        out: &mut dyn OutputConsumer,
+    ) {
+        let fresh = |e: &&ProcEntry| !before.iter().any(|b| b.pid == e.pid && b.start_time == e.start_time);
+        if !self.background.iter().any(|e| fresh(&e)) {
+            return;
+        }
+        let since = procfs::ticks_before(began.elapsed());
+        let processes: Vec<ProcEntry> = self
+            .background
+            .iter()
+            .filter(fresh)
+            .filter(|e| e.start_time.is_some_and(|t| t >= since))
+            .copied()
+            .collect();
+        if processes.is_empty() {
+            return;
+        }
+        let (held, free): (Vec<OutputReader>, Vec<OutputReader>) =
+            std::mem::take(outputs).into_iter().partition(OutputReader::has_writers);
+        *outputs = free;
+        let outputs = held.into_iter().filter_map(OutputReader::into_fd).collect();
+        out.left_running(LeftRunning::new(processes, outputs));
     }
 
     pub(super) fn count(&self) -> u32 {
