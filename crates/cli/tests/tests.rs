@@ -33,5 +33,6 @@ mod run_pipeline;
 mod security;
 mod sessions;
 mod tui_exit;
+mod tui_jobs;
 mod tui_pty;
 mod tui_tool;

@@ -66,6 +66,10 @@ pub(crate) struct YieldSpec<'f> {
     pub on_yield: Box<dyn FnOnce(ToolResult) + 'f>,
     /// The details the call has so far (notes on its arguments), for the yielded result.
     pub details: Details,
+    /// Pulled: yield now.
+    pub now: Option<crate::tool::YieldNow>,
+    /// A program waiting for input makes the call yield (not where a person at a UI answers it).
+    pub on_input: bool,
 }
 
 /// Why a command could not be run at all (a command that failed is a report, not an error).
@@ -273,7 +277,7 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
     let started = Instant::now();
     let deadline = started.checked_add(shown.timeout.duration());
     let (runtime, cancel) = (Arc::clone(runtime), cancel.clone());
-    let YieldSpec { after, call_id, on_yield, details } = y;
+    let YieldSpec { after, call_id, on_yield, details, now, on_input } = y;
     let fire = Box::new(move |sink: &OutputSink, reason: YieldReason, stdin: Option<crate::job::JobInput>| {
         let window = runtime.settings().sink_config(None);
         let job = runtime.jobs().add(JobStart {
@@ -308,7 +312,7 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
         on_yield(shape_yielded(report, details, runtime.jobs().take_unseen_ends()));
         job
     });
-    YieldPlan::new(after.and_then(|after| started.checked_add(after)), fire)
+    YieldPlan::new(after.and_then(|after| started.checked_add(after)), fire).triggered_by(now).on_input(on_input)
 }
 
 /// Allocates artifacts in the session's directory, capped at `artifacts.maxBytes` and growing only as

@@ -4,8 +4,8 @@
 //! The tool never panics and never returns a Rust error for something the command or its caller did:
 //! every outcome, refusals included, is a [`ToolResult`].
 
-use std::ops::Not;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,6 +54,27 @@ pub struct Yielding<'a> {
     /// Gets the result of a call that yields, once, on the thread running the call, which goes on
     /// running the command.
     pub on_yield: Box<dyn FnOnce(ToolResult) + 'a>,
+}
+
+/// Asks a running call to return as a job now (a UI's "to the background" key): see
+/// [`BashTool::execute_with_ui_yielding`]. Cheap to clone; pulling it twice is pulling it once.
+#[derive(Debug, Clone, Default)]
+pub struct YieldNow(Arc<AtomicBool>);
+
+impl YieldNow {
+    /// A trigger not pulled yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The call returns as a job at its next look (within a tenth of a second), if it still runs.
+    pub fn pull(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn pulled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 /// How long a `background` call looks at its command before returning (unless it listens sooner).
@@ -118,7 +139,7 @@ impl BashTool {
 
     /// Runs one tool call. Never fails: a refusal (blocked, bad cwd, no shell) is an error result too.
     pub fn execute(&self, params: &BashParams, ctx: CallContext<'_>) -> ToolResult {
-        self.execute_on(params, ctx, Watch::None, None)
+        self.execute_on(params, ctx, Watch::None, None, None)
     }
 
     /// Runs one tool call that may return before its command ends: once the call has run for its
@@ -138,7 +159,7 @@ impl BashTool {
             Some(on_chunk) => Watch::Chunks(on_chunk),
             None => Watch::None,
         };
-        self.execute_on(params, ctx, watch, Some(yielding))
+        self.execute_on(params, ctx, watch, Some(yielding), None)
     }
 
     /// Runs one `job` call (list, read, wait, kill) on this runtime's jobs. Never fails: a refusal is
@@ -169,7 +190,7 @@ impl BashTool {
         ctx: CallContext<'_>,
         on_chunk: &mut dyn FnMut(&[u8]),
     ) -> ToolResult {
-        self.execute_on(params, ctx, Watch::Chunks(on_chunk), None)
+        self.execute_on(params, ctx, Watch::Chunks(on_chunk), None, None)
     }
 
     /// Runs one tool call that a UI shows: `ui` gets the output as it arrives and, when the PTY path is
@@ -178,7 +199,22 @@ impl BashTool {
     /// as typed: a trailing `| head`/`| tail` stage stays in it (a terminal cannot close a pipe early),
     /// while explicit `head`/`tail` parameters still limit what the model sees.
     pub fn execute_with_ui(&self, params: &BashParams, ctx: CallContext<'_>, ui: &mut dyn ToolUi) -> ToolResult {
-        self.execute_on(params, ctx, Watch::Ui(ui), None)
+        self.execute_on(params, ctx, Watch::Ui(ui), None, None)
+    }
+
+    /// [`BashTool::execute_with_ui`] for a UI that keeps commands running as jobs: the call returns
+    /// (through `yielding.on_yield`) once its command listens on a port, at its yield time
+    /// (`yield_ms`), or as soon as `now` is pulled — never because a program waits for input, which
+    /// the person at the UI answers in the console. This function returns when the command ends.
+    pub fn execute_with_ui_yielding(
+        &self,
+        params: &BashParams,
+        ctx: CallContext<'_>,
+        ui: &mut dyn ToolUi,
+        yielding: Yielding<'_>,
+        now: YieldNow,
+    ) -> ToolResult {
+        self.execute_on(params, ctx, Watch::Ui(ui), Some(yielding), Some(now))
     }
 
     fn execute_on(
@@ -187,9 +223,11 @@ impl BashTool {
         ctx: CallContext<'_>,
         watch: Watch<'_>,
         yielding: Option<Yielding<'_>>,
+        now: Option<YieldNow>,
     ) -> ToolResult {
         let settings = self.runtime.settings();
-        let pty = matches!(watch, Watch::Ui(_)) && crate::exec::pty::selected(settings);
+        let ui = matches!(watch, Watch::Ui(_));
+        let pty = ui && crate::exec::pty::selected(settings);
         let mut details = Details {
             ignored_arguments: params.notes.ignored.clone(),
             argument_notices: params.notes.notices(),
@@ -278,11 +316,14 @@ impl BashTool {
                 details,
             );
         }
-        let yielding = yielding.filter(|_| pty.not()).map(|y| YieldSpec {
+        let yielding = yielding.map(|y| YieldSpec {
             after,
             call_id: y.call_id,
             on_yield: y.on_yield,
             details: details.clone(),
+            now,
+            // A person at a UI answers a prompt in the console: waiting for input is no reason to return.
+            on_input: !ui,
         });
 
         // Run: allocate the artifact lazily, execute, sink.

@@ -6,12 +6,18 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
-use bashrt_core::{format_size, AgentSession, ArtifactDir, BashParams, BashTool, CancelToken, PtyControl};
+use std::time::{Duration, Instant};
+
+use bashrt_core::{
+    format_size, AgentSession, ArtifactDir, BashParams, BashTool, CancelToken, JobAction, JobId, JobInfo, JobParams,
+    PtyControl, ToolResult, YieldNow,
+};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::console::{console_size, Console, ConsoleAction, Screen};
 use crate::entry::{Entry, Kind, State};
 use crate::input::{Edit, LineEditor};
+use crate::jobs::{self, Backgrounded};
 use crate::pager::doc::Source;
 use crate::pager::{Pager, PagerAction};
 use crate::worker::{self, Done, Shared, ToolJob};
@@ -51,6 +57,11 @@ struct Running {
     index: usize,
     cancel: CancelToken,
     screen: Arc<Screen>,
+    started: Instant,
+    /// Pulled, a tool call goes on as a job and the prompt is free (`None` for `!cmd`).
+    to_background: Option<YieldNow>,
+    /// Its terminal, once it runs in one.
+    control: Option<PtyControl>,
 }
 
 /// What the UI runs commands with.
@@ -75,6 +86,12 @@ pub struct App {
     pub overlay: Option<Overlay>,
     pub quit: Option<Quit>,
     running: Option<Running>,
+    /// Tool calls of this UI that went on as jobs, until their commands end.
+    background: Vec<Backgrounded>,
+    /// The job the strip has selected (ctrl+t).
+    pub selected: Option<JobId>,
+    /// The command whose console is open: the running one, or a job's.
+    attached: Option<u64>,
     /// The entry the pager shows.
     paged: Option<usize>,
     ctx: Context,
@@ -100,6 +117,9 @@ impl App {
             overlay: None,
             quit: None,
             running: None,
+            background: Vec::new(),
+            selected: None,
+            attached: None,
             paged: None,
             ctx,
             next_id: 1,
@@ -162,12 +182,22 @@ impl App {
                 self.quit = Some(Quit::Signal(signal));
             }
             AppEvent::PtyStarted { id, control } => self.pty_started(id, control),
+            AppEvent::Yielded { id, result } => self.yielded(id, result),
             AppEvent::Done { id, done } => self.done(id, done),
         }
     }
 
-    /// Called every frame: keys the console program has not taken yet go out now.
+    /// Called every frame: keys the console program has not taken yet go out now; a tool call past
+    /// its yield time whose console is not open goes on as a job.
     pub fn tick(&mut self) {
+        if let Some(running) = &self.running {
+            let yield_after = Duration::from_millis(self.ctx.tool.settings().yield_ms);
+            if self.attached != Some(running.id) && running.started.elapsed() >= yield_after {
+                if let Some(trigger) = &running.to_background {
+                    trigger.pull();
+                }
+            }
+        }
         match &mut self.overlay {
             Some(Overlay::Console(console)) => console.flush(),
             Some(Overlay::Pager(pager)) => pager.after_draw(),
@@ -192,8 +222,10 @@ impl App {
                 return;
             }
             Some(Overlay::Console(console)) => {
-                if console.key(key) == ConsoleAction::Kill {
-                    self.cancel_running();
+                match console.key(key) {
+                    ConsoleAction::Kill => self.kill_attached(),
+                    ConsoleAction::Detach => self.detach(),
+                    ConsoleAction::Forwarded => {}
                 }
                 return;
             }
@@ -201,7 +233,14 @@ impl App {
         }
         self.message = None;
         match key.code {
+            KeyCode::Esc if self.selected.is_some() => self.selected = None,
             KeyCode::Esc => self.cancel_running(),
+            KeyCode::Char('b') if ctrl => self.send_to_background(),
+            KeyCode::Char('t') if ctrl => {
+                self.selected = jobs::next_selection(&self.running_jobs(), self.selected);
+            }
+            KeyCode::Char('x') if ctrl => self.kill_selected(),
+            KeyCode::Enter if self.input.is_empty() && self.selected.is_some() => self.attach_selected(),
             KeyCode::Char('c') if ctrl => {
                 if self.running.is_some() {
                     self.cancel_running();
@@ -295,7 +334,9 @@ impl App {
             tool_names: self.ctx.tool_names.clone(),
         };
         let size = console_size(self.size.0, self.size.1);
-        self.launch(id, entry, &shared, |s| worker::spawn_tool(job, s, size));
+        let trigger = YieldNow::new();
+        let to_background = trigger.clone();
+        self.launch(id, entry, &shared, Some(&to_background), |s| worker::spawn_tool(job, s, size, trigger));
     }
 
     fn start_bang(&mut self, command: &str) {
@@ -317,16 +358,31 @@ impl App {
         let mut entry = Entry::new(Kind::Bang, command, None, Some(session.session().artifacts().path().to_path_buf()));
         entry.live = shared.live.clone();
         let command = command.to_string();
-        self.launch(id, entry, &shared, |s| worker::spawn_bang(id, session, command, s));
+        self.launch(id, entry, &shared, None, |s| worker::spawn_bang(id, session, command, s));
     }
 
-    fn launch(&mut self, id: u64, entry: Entry, shared: &Shared, spawn: impl FnOnce(Shared) -> std::io::Result<()>) {
+    fn launch(
+        &mut self,
+        id: u64,
+        entry: Entry,
+        shared: &Shared,
+        to_background: Option<&YieldNow>,
+        spawn: impl FnOnce(Shared) -> std::io::Result<()>,
+    ) {
         self.entries.push(entry);
         let index = self.entries.len() - 1;
+        let to_background = to_background.cloned();
         match spawn(shared.clone()) {
             Ok(()) => {
-                self.running =
-                    Some(Running { id, index, cancel: shared.cancel.clone(), screen: Arc::clone(&shared.screen) })
+                self.running = Some(Running {
+                    id,
+                    index,
+                    cancel: shared.cancel.clone(),
+                    screen: Arc::clone(&shared.screen),
+                    started: Instant::now(),
+                    to_background,
+                    control: None,
+                })
             }
             Err(e) => self.entries[index].state = State::Failed(format!("cannot start a thread: {e}")),
         }
@@ -339,27 +395,129 @@ impl App {
     }
 
     fn pty_started(&mut self, id: u64, control: PtyControl) {
-        let Some(running) = self.running.as_ref().filter(|r| r.id == id) else { return };
+        let Some(running) = self.running.as_mut().filter(|r| r.id == id) else { return };
+        running.control = Some(control.clone());
         let title = self.entries[running.index].command.clone();
         let screen = Arc::clone(&running.screen);
+        self.open_console(id, title, screen, control);
+    }
+
+    fn open_console(&mut self, id: u64, title: String, screen: Arc<Screen>, control: PtyControl) {
         // The terminal may have been resized since the command started.
         let size = console_size(self.size.0, self.size.1);
         screen.resize(size);
         let _ = control.resize(size);
         self.overlay = Some(Overlay::Console(Console::new(title, screen, control)));
+        self.attached = Some(id);
+    }
+
+    /// The running tool call went on as a job: its entry shows the result it returned with, and the
+    /// prompt is free. A console open on it stays open (the person may be typing in it).
+    fn yielded(&mut self, id: u64, result: Box<ToolResult>) {
+        let Some(running) = self.running.take_if(|r| r.id == id) else { return };
+        let job = result.details.job.as_ref().map(|j| j.id);
+        self.entries[running.index].state = State::Tool(result);
+        match job {
+            Some(job) => self.background.push(Backgrounded {
+                id,
+                index: running.index,
+                job,
+                cancel: running.cancel,
+                screen: running.screen,
+                control: running.control,
+            }),
+            None => self.running = Some(running),
+        }
+    }
+
+    /// ctrl+b: the running tool call goes on as a job now.
+    fn send_to_background(&mut self) {
+        match self.running.as_ref().map(|r| r.to_background.as_ref()) {
+            Some(Some(trigger)) => {
+                trigger.pull();
+                self.message = Some("moving it to the background: it goes on as a job (ctrl+t selects it)".into());
+            }
+            Some(None) => self.message = Some("a !command runs in your session: only tool calls go on as jobs".into()),
+            None => self.message = Some("nothing runs now".into()),
+        }
+    }
+
+    /// ctrl+b in a console: leave it; the command goes on (as a job, if it is the running call).
+    fn detach(&mut self) {
+        self.overlay = None;
+        if self.attached.take().is_some_and(|id| self.running.as_ref().is_some_and(|r| r.id == id)) {
+            self.send_to_background();
+        }
+    }
+
+    /// esc in a console: kill what it shows.
+    fn kill_attached(&mut self) {
+        match self.attached.and_then(|id| self.background.iter().find(|b| b.id == id)) {
+            Some(job) => job.cancel.cancel(),
+            None => self.cancel_running(),
+        }
+    }
+
+    /// The runtime's running jobs, in id order.
+    pub fn running_jobs(&self) -> Vec<JobInfo> {
+        self.ctx.tool.runtime().jobs().running()
+    }
+
+    fn kill_selected(&mut self) {
+        let Some(id) = self.selected else {
+            self.message = Some("ctrl+t selects a job first".into());
+            return;
+        };
+        self.message = Some(match self.ctx.tool.runtime().jobs().kill(id) {
+            true => format!("killing job {id}"),
+            false => format!("job {id} is not running"),
+        });
+        self.selected = None;
+    }
+
+    /// enter on a selected job: its console when it runs in a terminal, else its output in the pager.
+    fn attach_selected(&mut self) {
+        let Some(id) = self.selected.take() else { return };
+        let console = self.background.iter().find(|b| b.job == id).and_then(|b| {
+            let control = b.control.clone()?;
+            Some((b.id, self.entries[b.index].command.clone(), Arc::clone(&b.screen), control))
+        });
+        if let Some((entry, title, screen, control)) = console {
+            self.open_console(entry, title, screen, control);
+            return;
+        }
+        // Its output so far: what the job tool reads, with its artifact when it has one.
+        let Ok(cancel) = CancelToken::new() else { return };
+        let read = JobParams { action: Some(JobAction::Read), id: Some(id.0), ..JobParams::default() };
+        let result = self.ctx.tool.job(&read, &cancel);
+        let full = result.details.job.as_ref().and_then(|j| j.artifact_id).and_then(|artifact| {
+            let path = self.ctx.artifacts.as_ref()?.resolve(&artifact.url()).ok()?.1;
+            Some((Source::open(&path).ok()?, format!("full output, artifact://{}", artifact.0)))
+        });
+        let note = full.is_none().then(|| "its output since the last look (no artifact yet)".to_string());
+        let title = format!("job {id}: {}", result.details.job.as_ref().map_or("", |j| j.command.as_str()));
+        match Pager::new(title, full, result.text(), note) {
+            Ok(pager) => self.overlay = Some(Overlay::Pager(Box::new(pager))),
+            Err(e) => self.message = Some(format!("cannot open the output: {e}")),
+        }
     }
 
     fn done(&mut self, id: u64, done: Done) {
+        if let Some(at) = self.background.iter().position(|b| b.id == id) {
+            let job = self.background.remove(at);
+            if self.attached == Some(id) {
+                self.overlay = None;
+                self.attached = None;
+            }
+            self.entries[job.index].state = ended(done);
+            return;
+        }
         let Some(running) = self.running.take_if(|r| r.id == id) else { return };
         if matches!(self.overlay, Some(Overlay::Console(_))) {
             self.overlay = None;
+            self.attached = None;
         }
-        let entry = &mut self.entries[running.index];
-        entry.state = match done {
-            Done::Tool(result) => State::Tool(result),
-            Done::Bang(result) => State::Bang(result),
-            Done::Failed(message) => State::Failed(message),
-        };
+        self.entries[running.index].state = ended(done);
     }
 
     /// Ctrl-O: the pager over the newest finished command's full output.
@@ -395,6 +553,15 @@ impl App {
             }
             Err(e) => self.message = Some(format!("cannot open the output: {e}")),
         }
+    }
+}
+
+/// An entry's state once its command ended.
+fn ended(done: Done) -> State {
+    match done {
+        Done::Tool(result) => State::Tool(result),
+        Done::Bang(result) => State::Bang(result),
+        Done::Failed(message) => State::Failed(message),
     }
 }
 

@@ -2,7 +2,8 @@
 //! terminal emulator (vt100) turns the program's raw output into a screen, fed on the command's thread;
 //! the UI thread draws that screen (tui-term) and forwards keys, pastes and size changes.
 //!
-//! Promises: `esc` kills the session (the call ends as cancelled); every other key reaches the
+//! Promises: `esc` kills the session (the call ends as cancelled); ctrl+b leaves the console with the
+//! program still running (as a job, see [`crate::jobs`]); every other key reaches the
 //! program the legacy way ([`crate::keys`]), arrows in application-cursor mode when it asked for it;
 //! keys the program does not read yet are kept and sent later, never dropped and never blocking the
 //! UI; the program's cursor-position and device-attribute queries are answered, as a terminal would.
@@ -134,6 +135,8 @@ pub enum ConsoleAction {
     Forwarded,
     /// `esc`: kill the session.
     Kill,
+    /// ctrl+b: leave the console; the command goes on (as a job).
+    Detach,
 }
 
 /// The overlay of one running PTY session.
@@ -153,6 +156,10 @@ impl Console {
     pub fn key(&mut self, key: &KeyEvent) -> ConsoleAction {
         if key.code == KeyCode::Esc && key.kind != KeyEventKind::Release {
             return ConsoleAction::Kill;
+        }
+        let ctrl = key.modifiers.contains(ratatui::crossterm::event::KeyModifiers::CONTROL);
+        if key.code == KeyCode::Char('b') && ctrl && key.kind != KeyEventKind::Release {
+            return ConsoleAction::Detach;
         }
         if let Some(bytes) = keys::encode(key, self.screen.application_cursor()) {
             self.send(&bytes);
@@ -194,7 +201,7 @@ impl Console {
     }
 
     pub fn draw(&self, frame: &mut Frame<'_>, area: Rect) {
-        let keys = " esc force-kill · input forwarded to PTY ";
+        let keys = " esc force-kill · ctrl+b to the background · input forwarded to PTY ";
         let bottom = match self.screen.awaiting() {
             Some(reader) => Line::styled(
                 format!(" ⌨ waiting for input: {reader} reads the terminal ·{keys}"),

@@ -13,6 +13,7 @@ mod app;
 mod console;
 mod entry;
 mod input;
+mod jobs;
 mod keys;
 mod live;
 mod pager;
@@ -52,8 +53,19 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(200);
 pub(crate) enum AppEvent {
     Term(Event),
     TermError(String),
-    PtyStarted { id: u64, control: PtyControl },
-    Done { id: u64, done: Done },
+    PtyStarted {
+        id: u64,
+        control: PtyControl,
+    },
+    /// A tool call went on as a job: the result it returned with.
+    Yielded {
+        id: u64,
+        result: Box<bashrt_core::ToolResult>,
+    },
+    Done {
+        id: u64,
+        done: Done,
+    },
     Signal(i32),
 }
 
@@ -140,7 +152,10 @@ fn event_loop(
         let mut input = false;
         match rx.recv_timeout(wait) {
             Ok(event) => {
-                input |= matches!(event, AppEvent::Term(_) | AppEvent::PtyStarted { .. } | AppEvent::Done { .. });
+                input |= matches!(
+                    event,
+                    AppEvent::Term(_) | AppEvent::PtyStarted { .. } | AppEvent::Yielded { .. } | AppEvent::Done { .. }
+                );
                 app.handle(event);
                 // Take what else is queued, without letting a stream of events starve drawing.
                 for _ in 0..256 {
@@ -148,7 +163,10 @@ fn event_loop(
                         Ok(event) => {
                             input |= matches!(
                                 event,
-                                AppEvent::Term(_) | AppEvent::PtyStarted { .. } | AppEvent::Done { .. }
+                                AppEvent::Term(_)
+                                    | AppEvent::PtyStarted { .. }
+                                    | AppEvent::Yielded { .. }
+                                    | AppEvent::Done { .. }
                             );
                             app.handle(event);
                         }

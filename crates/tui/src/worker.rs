@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bashrt_core::{
     AgentSession, ArtifactDir, BashOptions, BashParams, BashResult, BashTool, CallContext, CancelToken, PtyControl,
-    PtySize, ToolResult, ToolUi,
+    PtySize, ToolResult, ToolUi, YieldNow, Yielding,
 };
 
 use crate::console::Screen;
@@ -76,8 +76,10 @@ impl ToolUi for TuiToolUi {
     }
 }
 
-/// Starts a tool call on its own thread; `size` is the console's, should it run in a terminal.
-pub fn spawn_tool(job: ToolJob, shared: Shared, size: PtySize) -> std::io::Result<()> {
+/// Starts a tool call on its own thread; `size` is the console's, should it run in a terminal. The
+/// call goes on as a job when it listens on a port or `to_background` is pulled: the UI then gets
+/// the result it returned with, and the final one when its command ends.
+pub fn spawn_tool(job: ToolJob, shared: Shared, size: PtySize, to_background: YieldNow) -> std::io::Result<()> {
     let events = shared.events.clone();
     let id = job.id;
     std::thread::Builder::new().name(format!("bashrt-tool-{id}")).spawn(move || {
@@ -90,7 +92,12 @@ pub fn spawn_tool(job: ToolJob, shared: Shared, size: PtySize) -> std::io::Resul
                 cancel: shared.cancel.clone(),
                 on_update: None,
             };
-            job.tool.execute_with_ui(&job.params, ctx, &mut ui)
+            let yielded = shared.events.clone();
+            let on_yield = Box::new(move |result: ToolResult| {
+                let _ = yielded.send(AppEvent::Yielded { id, result: Box::new(result) });
+            });
+            let yielding = Yielding { call_id: None, on_yield };
+            job.tool.execute_with_ui_yielding(&job.params, ctx, &mut ui, yielding, to_background)
         }));
         let done = match done {
             Ok(result) => Done::Tool(Box::new(result)),

@@ -250,6 +250,18 @@ impl Jobs {
         *self.observer.lock().unwrap_or_else(PoisonError::into_inner) = Some(observer);
     }
 
+    /// Kills the job with this id (its tree; its end comes from the thread that runs it); false when
+    /// there is no such job running.
+    pub fn kill(&self, id: JobId) -> bool {
+        match self.get(id).filter(|job| !job.ended()) {
+            Some(job) => {
+                job.kill();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Kills every running job (the runtime is closing); returns how many.
     pub fn kill_all(&self) -> usize {
         let jobs: Vec<Arc<Job>> = self.lock().jobs.values().filter(|j| !j.ended()).cloned().collect();

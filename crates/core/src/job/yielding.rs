@@ -71,6 +71,10 @@ pub(crate) struct YieldPlan<'f> {
     terminal: bool,
     prober: Prober,
     awaiting: Option<String>,
+    /// Pulled: yield at the next wake (which comes within [`FIRST_LOOK`] while it is not).
+    now: Option<crate::tool::YieldNow>,
+    /// A program waiting for input makes the call yield.
+    yield_on_input: bool,
 }
 
 impl<'f> YieldPlan<'f> {
@@ -92,7 +96,21 @@ impl<'f> YieldPlan<'f> {
             terminal: false,
             prober: Prober::default(),
             awaiting: None,
+            now: None,
+            yield_on_input: true,
         }
+    }
+
+    /// Yield as soon as `now` is pulled.
+    pub(crate) fn triggered_by(mut self, now: Option<crate::tool::YieldNow>) -> Self {
+        self.now = now;
+        self
+    }
+
+    /// Whether a program waiting for input makes the call yield (not where a person answers it).
+    pub(crate) fn on_input(mut self, yes: bool) -> Self {
+        self.yield_on_input = yes;
+        self
     }
 
     /// The command's stdin is a pipe, this its write end.
@@ -113,8 +131,10 @@ impl<'f> YieldPlan<'f> {
         self.awaiting = reader.map(|(name, _)| name.to_string());
         match (&self.job, reader) {
             (Some(job), reader) => job.set_awaiting(reader.map(|(name, _)| name.to_string()), reader.map(|r| r.1)),
-            (None, Some((name, mode))) => self.fire(sink, YieldReason::AwaitingInput(name.to_string(), Some(mode))),
-            (None, None) => {}
+            (None, Some((name, mode))) if self.yield_on_input => {
+                self.fire(sink, YieldReason::AwaitingInput(name.to_string(), Some(mode)))
+            }
+            (None, _) => {}
         }
     }
 
@@ -137,6 +157,10 @@ impl<'f> YieldPlan<'f> {
     /// When the plan next wants a wake.
     pub(crate) fn next_tick(&self) -> Instant {
         let look = self.next_look.max(self.last_output + QUIET);
+        let look = match (&self.job, &self.now) {
+            (None, Some(_)) => look.min(Instant::now() + FIRST_LOOK),
+            _ => look,
+        };
         match (&self.job, self.at) {
             (None, Some(at)) => look.min(at),
             _ => look,
@@ -174,7 +198,7 @@ impl<'f> YieldPlan<'f> {
                         job.set_awaiting(self.awaiting.clone(), None);
                     }
                 }
-                (None, Some(reader)) if !self.terminal => {
+                (None, Some(reader)) if !self.terminal && self.yield_on_input => {
                     let reader = reader.clone();
                     return self.fire(sink, YieldReason::AwaitingInput(reader, None));
                 }
@@ -182,7 +206,8 @@ impl<'f> YieldPlan<'f> {
                 (None, _) => {}
             }
         }
-        if self.job.is_none() && self.at.is_some_and(|at| now >= at) {
+        let pulled = self.now.as_ref().is_some_and(crate::tool::YieldNow::pulled);
+        if self.job.is_none() && (pulled || self.at.is_some_and(|at| now >= at)) {
             self.fire(sink, YieldReason::Time);
         }
     }

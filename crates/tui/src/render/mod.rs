@@ -47,11 +47,23 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
         return;
     }
     let input_rows = 1;
-    let [transcript, input, status] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(input_rows), Constraint::Length(1)]).areas(area);
+    // The jobs that run (the runtime's table, a few of them): a row of their own while there are any.
+    let jobs = app.running_jobs();
+    let strip_rows = u16::from(!jobs.is_empty());
+    let [transcript, strip, input, status] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(strip_rows),
+        Constraint::Length(input_rows),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     draw_transcript(frame, app, transcript);
+    if !jobs.is_empty() {
+        let line = crate::jobs::strip(&jobs, app.selected, strip.width as usize);
+        frame.render_widget(Paragraph::new(line), strip);
+    }
     draw_input(frame, app, input);
-    draw_status(frame, app, status);
+    draw_status(frame, app, status, !jobs.is_empty());
     if let Some(Overlay::Console(console)) = &app.overlay {
         let [console_area, _] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
         console.draw(frame, console_area);
@@ -119,12 +131,16 @@ fn draw_input(frame: &mut Frame<'_>, app: &App, area: Rect) {
     }
 }
 
-fn draw_status(frame: &mut Frame<'_>, app: &App, area: Rect) {
+fn draw_status(frame: &mut Frame<'_>, app: &App, area: Rect, jobs: bool) {
     let line = match &app.message {
         Some(message) => Line::styled(message.clone(), Style::default().fg(Color::Yellow)),
         None => {
-            let keys = if app.running().is_some() {
-                "esc/ctrl+c cancel · pgup/pgdn scroll · ctrl+d quit"
+            let keys = if app.selected.is_some() {
+                "enter attach · ctrl+x kill · ctrl+t next job · esc deselect"
+            } else if app.running().is_some() {
+                "esc/ctrl+c cancel · ctrl+b to the background · pgup/pgdn scroll · ctrl+d quit"
+            } else if jobs {
+                "enter run as a tool call · !cmd in your session · ctrl+t select a job · ctrl+o expand · ctrl+d quit"
             } else {
                 "enter run as a tool call · !cmd in your session · ctrl+o expand · pgup/pgdn scroll · ctrl+d quit"
             };
