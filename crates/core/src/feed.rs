@@ -283,6 +283,10 @@ impl OutputConsumer for Feed<'_> {
         }
     }
 
+    fn moved_deadline(&self) -> Option<Instant> {
+        self.yielding.as_ref().and_then(|plan| plan.job()).and_then(|job| job.moved_deadline())
+    }
+
     fn next_tick(&self) -> Option<Instant> {
         self.yielding.as_ref().map(YieldPlan::next_tick)
     }

@@ -13,7 +13,8 @@
 //! output and of its end; everyone else reads. Killing a job is cancelling its call: the executor's
 //! one kill sequence runs, and the end says `cancelled`, never "exit 0".
 //!
-//! - [`table`]: the table, a job's state, listing and ends the model has not seen;
+//! - [`table`]: the table, a job's state, and ends the model has not seen; [`info`]: a job as a
+//!   list, details and notices show it;
 //! - [`yielding`]: the run stage's side — when a call yields, and what the job learns as it runs;
 //! - [`left`]: processes a finished call left running (`server &`), followed as a job;
 //! - [`listen`]: which TCP ports a job's processes listen on, from `/proc`;
@@ -24,6 +25,7 @@
 //! The `job` tool that reads them is [`crate::job_tool`]; this module knows nothing of results or
 //! of the runtime, which depend on it.
 
+mod info;
 mod keys;
 mod left;
 mod listen;
@@ -33,12 +35,14 @@ mod stdin;
 mod table;
 mod yielding;
 
+pub(crate) use info::format_secs;
+pub use info::{JobId, JobInfo, JobState};
 pub(crate) use keys::{encode as encode_keys, KEY_NAMES};
 pub(crate) use left::adopt;
 pub(crate) use notice::{answer, ended_notice, left_notice, one_line, so_far_and_deadline, yield_notice};
 pub(crate) use prompt::LastLine;
 pub use prompt::{Prompt, PromptKind};
 pub(crate) use stdin::JobInput;
-pub(crate) use table::{format_secs, Job, JobStart, Until};
-pub use table::{JobId, JobInfo, JobObserver, JobState, Jobs};
+pub(crate) use table::{Job, JobStart, Until};
+pub use table::{JobObserver, Jobs};
 pub(crate) use yielding::{YieldPlan, YieldReason};

@@ -60,6 +60,9 @@ pub struct JobParams {
     pub keys: Option<Vec<String>>,
     /// write: end the job's input after it (close its stdin pipe; ctrl-d on a terminal)
     pub close: Option<bool>,
+    /// any action: give the job more time — its timeout kills it this many seconds from now instead
+    /// (at most 3600); only later than now, never sooner (kill stops it sooner)
+    pub deadline: Option<f64>,
 }
 
 /// The JSON Schema of [`JobParams`], for tool registration.
@@ -122,7 +125,7 @@ pub fn read_job_arguments(arguments: &Value) -> Result<JobParams, JobArgumentErr
                 let text = value.as_str().ok_or_else(|| wrong(name, "one of list, read, wait, write, kill"))?;
                 params.action = Some(match text.trim().to_ascii_lowercase().as_str() {
                     "list" | "ls" | "jobs" => JobAction::List,
-                    "read" | "status" | "poll" | "output" | "get" => JobAction::Read,
+                    "read" | "status" | "poll" | "output" | "get" | "extend" | "deadline" => JobAction::Read,
                     "wait" | "await" | "follow" => JobAction::Wait,
                     "kill" | "stop" | "cancel" | "terminate" => JobAction::Kill,
                     "write" | "send" | "input" | "answer" | "keys" | "press" | "send_keys" | "type" => JobAction::Write,
@@ -163,6 +166,9 @@ pub fn read_job_arguments(arguments: &Value) -> Result<JobParams, JobArgumentErr
             }
             "close" | "eof" | "close_stdin" => {
                 params.close = Some(value.as_bool().ok_or_else(|| wrong(name, "true or false"))?)
+            }
+            "deadline" | "extend" | "timeout_secs" | "new_timeout" => {
+                params.deadline = Some(read_number(value).ok_or_else(|| wrong(name, "a number of seconds"))?)
             }
             "timeout" => params.timeout = Some(read_number(value).ok_or_else(|| wrong(name, "a number of seconds"))?),
             "timeout_ms" | "timeoutMs" => {
@@ -211,6 +217,12 @@ pub(crate) fn run(runtime: &Arc<Runtime>, params: &JobParams, cancel: &CancelTok
     let Some(job) = jobs.get(JobId(id)) else {
         return refused(format!("No job {id}. {}", known(&jobs.list())), Details::default());
     };
+    if let Some(secs) = params.deadline {
+        let secs = secs.clamp(1.0, crate::validate::MAX_TIMEOUT_SECS);
+        if let Err(why) = job.extend(std::time::Instant::now() + Duration::from_secs_f64(secs)) {
+            return refused(format!("Deadline not changed: job {id} {why}."), Details::default());
+        }
+    }
     // What a wait waits for when no `until` is given, and how long by default.
     let (otherwise, default_secs) = match action {
         JobAction::Wait => match params.port {

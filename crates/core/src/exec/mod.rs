@@ -199,6 +199,12 @@ pub trait OutputConsumer {
     /// [`LeftRunning`]. Called once, only when [`adopts_left`](Self::adopts_left) said so.
     fn left_running(&mut self, _left: LeftRunning) {}
 
+    /// The call's deadline, when it was moved later since the call began (its job was given more
+    /// time): the executor's wait reads it at each wake, and it replaces the request's timeout.
+    fn moved_deadline(&self) -> Option<std::time::Instant> {
+        None
+    }
+
     /// When the consumer wants [`tick`](Self::tick) called next, even if no output comes; `None`:
     /// never. The executor's wait wakes for it (until the command is done).
     fn next_tick(&self) -> Option<std::time::Instant> {

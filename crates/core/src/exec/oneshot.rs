@@ -153,7 +153,16 @@ impl Executor for OneShotExecutor {
         if let Some(write) = stdin_write {
             out.stdin_opened(write);
         }
-        let ending = watch_outputs(&mut outputs, &[shell.exit_fd()], cancel, deadline, out)?;
+        // A job given more time goes on past the request's deadline: the wait is taken up again
+        // with the new one.
+        let ending = loop {
+            let until = out.moved_deadline().or(deadline);
+            match watch_outputs(&mut outputs, &[shell.exit_fd()], cancel, until, out)? {
+                Ending::DeadlineReached if out.moved_deadline().is_some_and(|d| Instant::now() < d) => continue,
+                ending => break ending,
+            }
+        };
+        let deadline = out.moved_deadline().or(deadline);
         let (outcome, background) = match ending {
             Ending::Done => {
                 // After reaping, so that the shell's zombie does not make the group look non-empty

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout};
 
+use super::info::JobInfo;
 use super::listen::listening;
-use super::table::{Job, JobInfo, JobStart, Jobs};
+use super::table::{Job, JobStart, Jobs};
 use super::yielding::QUIET;
 use crate::cancel::CancelToken;
 use crate::exec::LeftRunning;

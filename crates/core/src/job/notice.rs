@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use super::info::{format_secs, JobInfo};
 use super::prompt::PromptKind;
-use super::table::{format_secs, JobInfo};
 
 /// A command on one line, shortened.
 pub(crate) fn one_line(command: &str) -> String {

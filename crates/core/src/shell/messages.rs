@@ -137,6 +137,10 @@ impl OutputConsumer for ParseErrorPrefix<'_> {
         self.inner.left_running(left);
     }
 
+    fn moved_deadline(&self) -> Option<std::time::Instant> {
+        self.inner.moved_deadline()
+    }
+
     fn next_tick(&self) -> Option<std::time::Instant> {
         self.inner.next_tick()
     }

@@ -416,4 +416,5 @@ fn a_process_left_running_with_ampersand_is_followed_as_a_job_that_listens_and_i
     assert!(plain.details.left_job.is_none(), "{text}");
 }
 
+mod deadline;
 mod terminal;

@@ -295,7 +295,10 @@ fn watch(
 ) -> Result<Watched, PtyError> {
     // Once every process closed the terminal there is nothing to read: wait for the exit alone.
     let mut open = true;
+    let given = deadline;
     loop {
+        // A job given more time: its new deadline, read at each wake.
+        let deadline = stream.out.moved_deadline().or(given);
         let (cancelled, exited, readable) = {
             let mut fds = [pollin(cancel.fd()), pollin(session.exit_fd()), pollin(session.master())];
             let watched = if open { 3 } else { 2 };

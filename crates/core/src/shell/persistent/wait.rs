@@ -14,7 +14,10 @@ impl PersistentShell {
         deadline: Option<Instant>,
     ) -> Result<End, ExecError> {
         let mut waiting_ticks = 0;
+        let given = deadline;
         loop {
+            // A job given more time: its new deadline, read at each wake.
+            let deadline = out.moved_deadline().or(given);
             let tick = Instant::now() + TICK;
             let until = deadline.map_or(tick, |d| d.min(tick));
             let done = [self.child.exit_fd(), self.reports.read.as_fd()];
