@@ -45,4 +45,5 @@ pub use prompt::{Prompt, PromptKind};
 pub(crate) use stdin::JobInput;
 pub(crate) use table::{Job, JobStart, Until};
 pub use table::{JobObserver, Jobs};
+pub use yielding::YieldNow;
 pub(crate) use yielding::{YieldPlan, YieldReason};

@@ -100,11 +100,11 @@ pub use arguments::{
 pub use cancel::CancelToken;
 pub use exec::pty::{PtyControl, PtySize, ToolUi};
 pub use feed::{ChunkCallback, UpdateCallback, UPDATE_INTERVAL};
-pub use job::{JobId, JobInfo, JobObserver, JobState, Jobs, Prompt, PromptKind};
+pub use job::{JobId, JobInfo, JobObserver, JobState, Jobs, Prompt, PromptKind, YieldNow};
 pub use job_tool::{job_params_schema, read_job_arguments, JobAction, JobArgumentError, JobParams};
 pub use outcome::{signal_name, Outcome};
 pub use runtime::{Runtime, RuntimeBuilder};
-pub use tool::{details_schema, BashTool, CallContext, YieldNow, Yielding, MAX_RUNNING_JOBS};
+pub use tool::{details_schema, BashTool, CallContext, Yielding, MAX_RUNNING_JOBS};
 
 // What a call returns: the text, and the details that say the same as data.
 pub use excerpt::ErrorLines;

@@ -67,7 +67,7 @@ pub(crate) struct YieldSpec<'f> {
     /// The details the call has so far (notes on its arguments), for the yielded result.
     pub details: Details,
     /// Pulled: yield now.
-    pub now: Option<crate::tool::YieldNow>,
+    pub now: Option<crate::job::YieldNow>,
     /// A program waiting for input makes the call yield (not where a person at a UI answers it).
     pub on_input: bool,
 }

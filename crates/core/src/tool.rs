@@ -5,7 +5,6 @@
 //! every outcome, refusals included, is a [`ToolResult`].
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +16,7 @@ use crate::exec::pty::ToolUi;
 use crate::exec::{CwdMode, StatusMode};
 use crate::feed::{ChunkCallback, UpdateCallback};
 use crate::intercept::Interceptor;
+use crate::job::YieldNow;
 use crate::job_tool::JobParams;
 use crate::normalize::{normalize_bash_command, LimitKind};
 use crate::result::{prepend_ended, refused, shape_tool_result, Details, Limits, Normalization, ToolResult};
@@ -54,27 +54,6 @@ pub struct Yielding<'a> {
     /// Gets the result of a call that yields, once, on the thread running the call, which goes on
     /// running the command.
     pub on_yield: Box<dyn FnOnce(ToolResult) + 'a>,
-}
-
-/// Asks a running call to return as a job now (a UI's "to the background" key): see
-/// [`BashTool::execute_with_ui_yielding`]. Cheap to clone; pulling it twice is pulling it once.
-#[derive(Debug, Clone, Default)]
-pub struct YieldNow(Arc<AtomicBool>);
-
-impl YieldNow {
-    /// A trigger not pulled yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The call returns as a job at its next look (within a tenth of a second), if it still runs.
-    pub fn pull(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-
-    pub(crate) fn pulled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
 }
 
 /// How long a `background` call looks at its command before returning (unless it listens sooner).

@@ -10,6 +10,7 @@
 //! current, and every chunk goes to the job's window and to the artifact, flushed at once so that a
 //! reader sees it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,27 @@ const YOUNG_LOOK: Duration = Duration::from_millis(300);
 const YOUNG: Duration = Duration::from_secs(30);
 /// The longest interval between looks, however long the job runs quiet.
 const LAST_LOOK: Duration = Duration::from_millis(3200);
+
+/// Asks a running call to return as a job now (a UI's "to the background" key): see
+/// [`crate::BashTool::execute_with_ui_yielding`]. Cheap to clone; pulling it twice is pulling it once.
+#[derive(Debug, Clone, Default)]
+pub struct YieldNow(Arc<AtomicBool>);
+
+impl YieldNow {
+    /// A trigger not pulled yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The call returns as a job at its next look (within a tenth of a second), if it still runs.
+    pub fn pull(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn pulled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 /// Why a call yielded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +94,7 @@ pub(crate) struct YieldPlan<'f> {
     prober: Prober,
     awaiting: Option<String>,
     /// Pulled: yield at the next wake (which comes within [`FIRST_LOOK`] while it is not).
-    now: Option<crate::tool::YieldNow>,
+    now: Option<YieldNow>,
     /// A program waiting for input makes the call yield.
     yield_on_input: bool,
 }
@@ -102,7 +124,7 @@ impl<'f> YieldPlan<'f> {
     }
 
     /// Yield as soon as `now` is pulled.
-    pub(crate) fn triggered_by(mut self, now: Option<crate::tool::YieldNow>) -> Self {
+    pub(crate) fn triggered_by(mut self, now: Option<YieldNow>) -> Self {
         self.now = now;
         self
     }
@@ -206,7 +228,7 @@ impl<'f> YieldPlan<'f> {
                 (None, _) => {}
             }
         }
-        let pulled = self.now.as_ref().is_some_and(crate::tool::YieldNow::pulled);
+        let pulled = self.now.as_ref().is_some_and(YieldNow::pulled);
         if self.job.is_none() && (pulled || self.at.is_some_and(|at| now >= at)) {
             self.fire(sink, YieldReason::Time);
         }
