@@ -125,3 +125,24 @@ fn a_client_that_stops_reading_does_not_hold_a_yielded_job_past_its_deadline() {
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains(r#""type":"job_end","jobId":1"#), "the job's end is written once the client reads");
 }
+
+#[test]
+fn a_terminal_job_answers_a_pager_with_keys_and_job_state_tells_it_waits() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(call("c1", "call_1", "bash", json!({"command": "seq 100 | less", "stdin": "pty", "yield_ms": 3_000_000})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    let job = &end["result"]["details"]["job"];
+    assert_eq!((job["state"].clone(), job["terminal"].clone()), (json!("awaitingInput"), json!(true)), "{end}");
+    assert_eq!(job["prompt"]["kind"], "pager", "{end}");
+    assert!(text(&end).starts_with("1\n2\n3\n"), "{}", text(&end));
+    rpc.send(call("k1", "keys_1", "job", json!({"action": "keys", "id": 1, "keys": ["q"]})));
+    let (_, quit) = rpc.tool_event("tool_execution_end", "keys_1");
+    assert!(text(&quit).contains("[Job 1 exited with code 0 after "), "{}", text(&quit));
+    // A key name bashrt does not know is refused before anything is typed.
+    rpc.send(call("k2", "keys_2", "job", json!({"action": "write", "id": 1, "keys": ["Hyper"]})));
+    let refused = rpc.response("k2");
+    assert_eq!(refused["success"], false, "{refused}");
+    assert!(refused["error"].as_str().unwrap_or_default().contains("`keys` has \"Hyper\", not a key"), "{refused}");
+    assert_eq!(rpc.finish(), 0);
+}

@@ -317,6 +317,12 @@ async def jobs(session, init):
     assert not result.is_error and text(result).startswith("started\n"), text(result)
     assert "[Still running as job 1 (" in text(result), text(result)
     assert details(result)["job"]["state"] == "running", details(result)
+    # Its whole output so far is in its artifact, readable while it runs, as a window and as a resource.
+    artifact = details(result)["job"]["artifactId"]
+    window = await session.call_tool("read_output", {"artifactId": artifact})
+    assert text(window).startswith("started\n"), text(window)
+    resource = await session.read_resource(f"artifact://{artifact}")
+    assert resource.contents[0].text.startswith("started\n"), resource
     # The job holds the FIFO's read end open: this write does not wait for anyone else.
     with open(gate, "w") as w:
         w.write("go\n")
@@ -356,6 +362,29 @@ async def jobs(session, init):
     assert "[Job 3 exited with code 0 after " in text(answered), text(answered)
     wrong = await session.call_tool("job", {"action": "wait", "id": 7})
     assert wrong.is_error and text(wrong).startswith("No job 7. The jobs are 1 (exited with code 0 after "), text(wrong)
+    # In a terminal: a read with echo off is a secret, and the answer never shows.
+    with anyio.fail_after(DEADLINE):
+        result = await session.call_tool(
+            "bash", {"command": "read -s -p 'Code: ' c; echo; echo \"got ${#c}\"", "stdin": "pty", "yield_ms": 3_000_000}
+        )
+    job = details(result)["job"]
+    assert job["state"] == "awaitingInput" and job["terminal"], (job, text(result))
+    assert job["prompt"]["kind"] == "password" and job["prompt"]["secret"], job
+    answered = await session.call_tool("job", {"action": "write", "id": job["id"], "input": "hunter2\n"})
+    assert "got 7" in text(answered) and "hunter2" not in text(answered), text(answered)
+    # What a call leaves running with `&` is followed as a job: its port, its output, its kill.
+    with anyio.fail_after(DEADLINE):
+        result = await session.call_tool(
+            "bash", {"command": "python3 -u -m http.server 0 --bind 127.0.0.1 & echo started"}
+        )
+    left = details(result)["leftJob"]
+    assert "followed as job %d" % left["id"] in text(result), text(result)
+    with anyio.fail_after(DEADLINE):
+        waited = await session.call_tool("job", {"action": "wait", "id": left["id"], "port": 0})
+    assert details(waited)["job"]["state"] == "listening", text(waited)
+    assert "Serving HTTP on 127.0.0.1" in text(waited), text(waited)
+    killed = await session.call_tool("job", {"action": "kill", "id": left["id"]})
+    assert details(killed)["job"]["state"] == "cancelled", text(killed)
 
 
 async def disconnect_scenario():
