@@ -269,9 +269,10 @@ fn assert_the_model_got_bashrts_view(received: &[Received], flags_errors: bool, 
     assert!(prompt.contains("EOFError: EOF when reading a line"), "{prompt}");
     assert!(
         prompt.ends_with(
-            "[The command wanted input, but its stdin is /dev/null: rerun it with a non-interactive flag \
-             (--yes, -y, --no-input, …) or with the answer piped in (printf 'y\\n' | cmd); a password is the \
-             user's to give]\nCommand exited with code 1"
+            "[The command wanted input, but its stdin is /dev/null: rerun it with `stdin: \"pty\"` (a terminal; \
+             the call returns when it asks, and the job tool's write answers) or `stdin: \"pipe\"`, or with a \
+             non-interactive flag (--yes, -y, --no-input, …); a password is the user's to give]\nCommand exited \
+             with code 1"
         ),
         "{prompt}"
     );

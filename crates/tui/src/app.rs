@@ -235,7 +235,8 @@ impl App {
         match key.code {
             KeyCode::Esc if self.selected.is_some() => self.selected = None,
             KeyCode::Esc => self.cancel_running(),
-            KeyCode::Char('b') if ctrl => self.send_to_background(),
+            // While a command runs; on an idle line ctrl+b moves the cursor back, as in readline.
+            KeyCode::Char('b') if ctrl && self.running.is_some() => self.send_to_background(),
             KeyCode::Char('t') if ctrl => {
                 self.selected = jobs::next_selection(&self.running_jobs(), self.selected);
             }

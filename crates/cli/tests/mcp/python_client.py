@@ -78,7 +78,9 @@ async def tools(session, init):
     assert read.output_schema is None
     assert "format" not in json.dumps([bash.input_schema, read.input_schema])
     job = listed["job"]
-    assert set(job.input_schema["properties"]) == {"action", "id", "until", "port", "timeout", "input", "close"}, job.input_schema
+    assert set(job.input_schema["properties"]) == {
+        "action", "id", "until", "port", "timeout", "input", "keys", "close", "deadline"
+    }, job.input_schema
     assert "yield_ms" in bash.input_schema["properties"] and "background" in bash.input_schema["properties"]
 
 
