@@ -12,12 +12,12 @@ server's memory while many jobs print.
    runs then print a line (as most servers do), half stay silent; the time from listen() to reading
    the call's `tool_execution_end` (which must say `listening`). Target: p50 <= 350 ms, p95 <= 500 ms.
    Each job is killed with the `job` tool after.
-3. Prompt to model told: on a stdin pipe, a Python `input`, a Python `getpass`, a Node `readline`
+3. Prompt to model told: on a stdin pipe (or, with --stdin pty, a terminal), a Python `input`, a Python `getpass`, a Node `readline`
    question and a bash `read` after a `printf`, --runs times each: from the time the command wrote just
    before it prompted to reading the call's `tool_execution_end` (state `awaitingInput`). Target: p50 <=
-   350 ms, p95 <= 500 ms.
+   350 ms, p95 <= 500 ms. On a terminal, bash's `read -p` and a hidden `read -s -p` as well.
 4. False "waiting for input": quiet commands that read no input (sleep, `tail -f`, a Node timer, a busy
-   loop, an idle server, a make rule that sleeps), on a stdin pipe with `yield_ms` 1500, --quiet-runs
+   loop, an idle server, a make rule that sleeps), on a stdin pipe (or terminal) with `yield_ms` 1500, --quiet-runs
    times each: how many came back as `awaitingInput`. Target: 0.
 5. Input round trip: a `cat` job on a stdin pipe, --writes times `write` of `x\n` with `until` `^x$`;
    from writing the request to reading its `tool_execution_end` (which holds the echoed `x`). Target:
@@ -117,6 +117,7 @@ def main():
     ap.add_argument("--flood-secs", type=float, default=60)
     ap.add_argument("--writes", type=int, default=1000)
     ap.add_argument("--parts", default="yield,ready,prompt,quiet,input,flood", help="which measurements, comma-separated")
+    ap.add_argument("--stdin", default="pipe", choices=("pipe", "pty"), help="the prompts' and quiet commands' stdin")
     ap.add_argument("--quiet-runs", type=int, default=20)
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -156,15 +157,20 @@ def main():
             "node-readline": f"exec node -e 'require(\"fs\").writeFileSync(\"{stamp}\", String(Date.now() / 1000)); const rl = require(\"readline\").createInterface({{input: process.stdin, output: process.stdout}}); rl.question(\"Name? \", (a) => {{ console.log(a); rl.close(); }})'",
             "bash-read": f"date +%s.%N > {stamp}; printf 'Continue? '; read -r a",
         }
+        if args.stdin == "pty":
+            # On a terminal bash's own prompt shows, and a hidden read is a secret.
+            prompts["bash-read"] = f"date +%s.%N > {stamp}; read -r -p 'Continue? ' a"
+            prompts["bash-read-secret"] = f"date +%s.%N > {stamp}; read -r -s -p 'Code: ' a"
+        suffix = "" if args.stdin == "pipe" else "_pty"
         for name, command in (prompts.items() if "prompt" in parts else ()):
             told = []
             for _ in range(args.runs):
-                sent, at, result = rpc.call("bash", {"command": command, "stdin": "pipe", "yield_ms": 600000})
+                sent, at, result = rpc.call("bash", {"command": command, "stdin": args.stdin, "yield_ms": 600000})
                 job = result["details"]["job"]
                 assert job["state"] == "awaitingInput", result
                 told.append((at - float(open(stamp).read())) * 1000)
                 rpc.call("job", {"action": "kill", "id": job["id"]})
-            report[f"prompt_{name}_ms"] = {"p50": statistics.median(told), "p95": pct(told, 95), "max": max(told)}
+            report[f"prompt_{name}{suffix}_ms"] = {"p50": statistics.median(told), "p95": pct(told, 95), "max": max(told)}
 
         # Input round trips: a `cat` job on a stdin pipe; each `write` of `x` returns once the echoed
         # line is in (`until`), with the output since the last read.
@@ -180,11 +186,11 @@ def main():
         for name, command in (quiet.items() if "quiet" in parts else ()):
             false = 0
             for _ in range(args.quiet_runs):
-                _, _, result = rpc.call("bash", {"command": command, "stdin": "pipe", "yield_ms": 1500})
+                _, _, result = rpc.call("bash", {"command": command, "stdin": args.stdin, "yield_ms": 1500})
                 job = result["details"]["job"]
                 false += job["state"] == "awaitingInput"
                 rpc.call("job", {"action": "kill", "id": job["id"]})
-            report[f"quiet_{name}_false_waiting"] = f"{false}/{args.quiet_runs}"
+            report[f"quiet_{name}{suffix}_false_waiting"] = f"{false}/{args.quiet_runs}"
         if "input" in parts:
             input_round_trips(rpc, args, report)
         if "flood" in parts:

@@ -107,7 +107,7 @@ pub(crate) fn run_on<'a>(
     let sink = OutputSink::new(settings.sink_config(head_lines), allocator);
     let extra: Vec<(&str, OsString)> =
         spec.artifacts.map(|d| vec![("ARTIFACTS", d.path().as_os_str().to_owned())]).unwrap_or_default();
-    let request = ExecRequest {
+    let mut request = ExecRequest {
         script: compose(spec.command, settings.command_prefix.as_deref(), spec.status),
         cwd: spec.cwd.to_path_buf(),
         env: runtime.command_env(&extra),
@@ -122,6 +122,15 @@ pub(crate) fn run_on<'a>(
         seed: None,
         stdin_pipe: spec.stdin == StdinMode::Pipe,
         shell,
+    };
+    // A call with a shell of its own for its input (a pipe, a terminal) starts from the session's
+    // state, so that it sees what earlier calls defined.
+    let carried = match (spec.stdin != StdinMode::Null || terminal.is_some()) && spec.session.is_none() {
+        true => runtime.executor().carried(&request).map(|(carry, seed)| {
+            request.seed = seed;
+            carry
+        }),
+        false => None,
     };
     let view = ViewOptions { max_line_chars: settings.max_line_chars };
     // An extracted tail is the limit when no head was extracted (an explicit one of the same kind
@@ -139,6 +148,7 @@ pub(crate) fn run_on<'a>(
                 view,
                 budget: settings.view_budget(false),
                 artifacts_available: spec.artifacts.is_some(),
+                carried: carried.clone(),
             };
             Some(yield_plan(runtime, y, shown, spec.cancel))
         }
@@ -233,6 +243,7 @@ pub(crate) fn run_on<'a>(
         waiting_for_input: execution.waiting_for_input,
         job: job.map(|j| j.info()),
         jobs_offered,
+        carried,
         background_followed: execution.background > 0
             && jobs_offered
             && left_job.is_none()
@@ -269,6 +280,7 @@ struct Shown {
     view: ViewOptions,
     budget: usize,
     artifacts_available: bool,
+    carried: Option<crate::exec::Carry>,
 }
 
 /// The plan of a call that may yield: at its time (or when it listens), a job is made of it and the
@@ -306,6 +318,7 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
             limits: shown.limits,
             duration_ms: started.elapsed().as_millis() as u64,
             artifacts_available: shown.artifacts_available,
+            carried: shown.carried.clone(),
             job: Some(job.info()),
             ..RunReport::of_output(sink.snapshot(), &shown.cwd, shown.timeout, shown.budget, shown.view)
         };

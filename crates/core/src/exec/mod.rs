@@ -32,7 +32,7 @@ pub(crate) use oneshot::spawn_error;
 pub use oneshot::OneShotExecutor;
 pub(crate) use script::quote_into;
 pub use script::{compose, StatusMode};
-pub(crate) use shell_path::ShellResolver;
+pub(crate) use shell_path::{is_bash, ShellResolver};
 pub use shell_path::{resolve_shell, ShellError};
 
 /// Long enough for a process to flush and remove its temporary files on SIGTERM, short enough that a
@@ -396,15 +396,24 @@ pub enum Carry {
 impl Carry {
     /// What the model is told when the fresh shell lacks part of the state.
     pub fn notice(&self) -> Option<String> {
-        const BUSY: &str = "Another call was using this session's shell, so this one ran in a new shell";
+        self.notice_why("Another call was using this session's shell, so this one ran in a new shell")
+    }
+
+    /// The same, for a call that ran in a shell of its own because its stdin is a pipe or a terminal
+    /// (a job's input): the shell started from the session's state as last captured.
+    pub fn notice_own_shell(&self) -> Option<String> {
+        self.notice_why("This call's stdin is a pipe or a terminal, so it ran in a shell of its own")
+    }
+
+    fn notice_why(&self, why: &str) -> Option<String> {
         match self {
             Carry::All => None,
             Carry::Stale { missing } => Some(format!(
-                "[{BUSY} without what the last {} set there (variables, functions, aliases, options)]",
+                "[{why} without what the last {} set there (variables, functions, aliases, options)]",
                 if *missing == 1 { "call".to_string() } else { format!("{missing} calls") }
             )),
             Carry::Nothing { reason } => {
-                Some(format!("[{BUSY} without the variables, functions and aliases earlier calls set: {reason}]"))
+                Some(format!("[{why} without the variables, functions and aliases earlier calls set: {reason}]"))
             }
         }
     }
@@ -553,4 +562,12 @@ pub trait Executor: Send + Sync {
     /// Stops every shell the executor keeps, with its tree; running calls end as if their shell had
     /// been killed. Called when the runtime shuts down. An executor that keeps nothing has nothing to do.
     fn shutdown(&self) {}
+
+    /// The state a shell of its own for `req` starts from (a call whose stdin is a pipe or a
+    /// terminal): what the long-lived shell `req` would have run in holds, as last captured, and the
+    /// script that recreates it (for [`ExecRequest::seed`]). `None`: no such shell, nothing to carry.
+    fn carried(&self, req: &ExecRequest) -> Option<(Carry, Option<std::sync::Arc<[u8]>>)> {
+        let _ = req;
+        None
+    }
 }

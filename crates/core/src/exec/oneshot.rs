@@ -22,7 +22,6 @@ use crate::cancel::CancelToken;
 use crate::outcome::Outcome;
 use crate::process::child::{Mark, OwnedChild, SpawnError};
 use crate::process::marker::{self, marker_of, MARKER_VAR};
-use crate::process::memfile::MemFile;
 use crate::process::pipe::output_pipe;
 
 /// How long processes that closed the output may take to finish exiting before they are counted as
@@ -46,27 +45,7 @@ impl Executor for OneShotExecutor {
             return Ok(finished(Outcome::Cancelled, started, 0));
         }
         let deadline = started.checked_add(req.timeout);
-        let bash = is_bash(&req.shell);
-        // Bash reads the snapshot through `BASH_ENV`, off the script's lines, so that its messages
-        // number the command's lines from 1 as `bash -c` does; other shells get a sourcing line.
-        // A carried state (see `ExecRequest::seed`) comes after the snapshot, the same way.
-        let bash_env = match (bash, req.snapshot.is_some() || req.seed.is_some()) {
-            (true, true) => {
-                let original = req
-                    .env
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k == "BASH_ENV")
-                    .map(|(_, v)| v.clone())
-                    .or_else(|| std::env::var_os("BASH_ENV"));
-                let mut text = super::script::snapshot_bash_env(req.snapshot.as_deref(), original.as_deref());
-                if let Some(seed) = &req.seed {
-                    text.extend_from_slice(seed);
-                }
-                Some(MemFile::holding("bashrt-bash-env", &text).map_err(ExecError::Setup)?)
-            }
-            _ => None,
-        };
+        let bash_env = super::script::bash_env_file(req).map_err(ExecError::Setup)?;
         let script = match bash_env {
             Some(_) => std::borrow::Cow::Borrowed(req.script.as_str()),
             None => super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script),
@@ -210,12 +189,6 @@ fn finished(outcome: Outcome, started: Instant, background: u32) -> Execution {
         shell: ShellEvent::OneShot { reason: OneShotReason::NotPooled },
         waiting_for_input: None,
     }
-}
-
-/// Whether `shell` is bash by its name (`bash`, `bash5`, `/usr/local/bin/bash-5.2`), so that it reads
-/// `BASH_ENV` before `-c`.
-fn is_bash(shell: &Path) -> bool {
-    shell.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("bash"))
 }
 
 /// A missing working directory makes the spawn fail with the same ENOENT as a missing shell; say

@@ -70,6 +70,28 @@ pub(crate) fn sourcing_snapshot<'a>(snapshot: Option<&std::path::Path>, script: 
     }
 }
 
+/// The file a fresh bash of `req` reads through `BASH_ENV` before its `-c` text: the snapshot, then a
+/// carried state (see `ExecRequest::seed`); `None` when there is neither, or the shell is not bash
+/// (which gets [`sourcing_snapshot`] instead). Bash reads it off the script's lines, so that its
+/// messages number the command's lines from 1 as `bash -c` does.
+pub(crate) fn bash_env_file(req: &super::ExecRequest) -> std::io::Result<Option<crate::process::memfile::MemFile>> {
+    if !super::is_bash(&req.shell) || (req.snapshot.is_none() && req.seed.is_none()) {
+        return Ok(None);
+    }
+    let original = req
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "BASH_ENV")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var_os("BASH_ENV"));
+    let mut text = snapshot_bash_env(req.snapshot.as_deref(), original.as_deref());
+    if let Some(seed) = &req.seed {
+        text.extend_from_slice(seed);
+    }
+    crate::process::memfile::MemFile::holding("bashrt-bash-env", &text).map(Some)
+}
+
 /// What a fresh bash reads through `BASH_ENV` before its `-c` text: the snapshot, then `BASH_ENV` set
 /// back to what the caller's environment had (unset when it had none), so that the command's own bash
 /// children do not source the snapshot. This keeps the snapshot off the script's lines: bash numbers

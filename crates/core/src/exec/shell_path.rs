@@ -78,3 +78,9 @@ fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
+
+/// Whether `shell` is bash by its name (`bash`, `bash5`, `/usr/local/bin/bash-5.2`): it reads
+/// `BASH_ENV` before `-c`, and speaks the long-lived shell's protocol.
+pub(crate) fn is_bash(shell: &Path) -> bool {
+    shell.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("bash"))
+}

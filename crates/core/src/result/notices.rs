@@ -40,6 +40,9 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
         ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
         ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
         ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried } } => notices.extend(carried.notice()),
+        ShellEvent::OneShot { .. } if report.carried.is_some() => {
+            notices.extend(report.carried.as_ref().and_then(crate::exec::Carry::notice_own_shell))
+        }
         _ => {}
     }
     notices.extend(details.argument_notices.iter().cloned());
@@ -145,6 +148,7 @@ pub(crate) fn shape_yielded(report: RunReport<'_>, mut details: Details, ended: 
         text = "(no output yet)".to_string();
     }
     let mut notices = shaped.notices;
+    notices.extend(report.carried.as_ref().and_then(crate::exec::Carry::notice_own_shell));
     notices.extend(details.argument_notices.iter().cloned());
     if let Some(job) = &report.job {
         notices.push(crate::job::yield_notice(job));

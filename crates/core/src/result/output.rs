@@ -73,6 +73,8 @@ pub(crate) struct RunReport<'a> {
     pub jobs_offered: bool,
     /// The job that follows what the command left running (`server &`), and how many processes.
     pub left_job: Option<(crate::job::JobInfo, usize)>,
+    /// What of the session's state a shell of the call's own (stdin a pipe or a terminal) started from.
+    pub carried: Option<crate::exec::Carry>,
     /// Jobs run, which follow what earlier calls left running: the background count is theirs, and
     /// the `job` tool lists them, so no notice repeats it.
     pub background_followed: bool,
@@ -111,6 +113,7 @@ impl<'a> RunReport<'a> {
             job: None,
             jobs_offered: false,
             left_job: None,
+            carried: None,
             background_followed: false,
         }
     }

@@ -123,3 +123,18 @@ fn a_read_that_found_no_input_says_how_to_rerun_it_with_a_terminal() {
         "{text}"
     );
 }
+
+#[test]
+fn pipe_and_terminal_calls_start_from_what_earlier_calls_defined() {
+    let fx = Fixture::new();
+    let (_, defining) = fx.start(params("export GREETING=hello; plain=kept; f() { echo \"fn-$1\"; }", 30_000));
+    defining.join().unwrap();
+    let (yielded, thread) = fx.start(terminal("echo \"$GREETING $plain\"; f a; read -r -p 'ok? ' a"));
+    assert!(yielded.text().starts_with("hello kept\nfn-a\nok? \n\n[Waiting for input as job 1"), "{}", yielded.text());
+    write(&fx, 1, "y\n", false);
+    thread.join().unwrap();
+    let (yielded, thread) = fx.start(piped("echo \"$GREETING\"; f b; cat", 600_000));
+    assert!(yielded.text().starts_with("hello\nfn-b\n\n[Waiting for input as job 2"), "{}", yielded.text());
+    write(&fx, 2, "", true);
+    thread.join().unwrap();
+}

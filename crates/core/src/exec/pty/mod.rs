@@ -109,9 +109,20 @@ pub(crate) fn execute(
     }
     let deadline = started.checked_add(req.timeout);
     let mut stream = Stream { out, ui, sanitizer: Sanitizer::default(), clean: Vec::new() };
-    let script = super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script);
+    // The snapshot and a carried state come through `BASH_ENV`, as on the pipe path.
+    let bash_env = match super::script::bash_env_file(req) {
+        Ok(file) => file,
+        Err(e) => {
+            stream.error(&PtyError::Spawn(e));
+            return finished(Outcome::Error, 0, None);
+        }
+    };
+    let script = match &bash_env {
+        Some(_) => std::borrow::Cow::Borrowed(req.script.as_str()),
+        None => super::script::sourcing_snapshot(req.snapshot.as_deref(), &req.script),
+    };
     let size = stream.ui.pty_size();
-    let mut session = match PtySession::spawn(req, &script, size) {
+    let mut session = match PtySession::spawn(req, &script, size, bash_env.as_ref().map(|f| f.path())) {
         Ok(session) => session,
         Err(e) => {
             stream.error(&e);

@@ -155,7 +155,13 @@ pub(crate) struct PtySession {
 impl PtySession {
     /// Opens a terminal of `size` and starts the request's shell on it, in the request's directory and
     /// environment (plus `TERM`).
-    pub(crate) fn spawn(req: &ExecRequest, script: &str, size: PtySize) -> Result<Self, PtyError> {
+    /// `bash_env`: the file bash reads before its `-c` text (the snapshot, a carried state).
+    pub(crate) fn spawn(
+        req: &ExecRequest,
+        script: &str,
+        size: PtySize,
+        bash_env: Option<&str>,
+    ) -> Result<Self, PtyError> {
         let winsize = size.winsize();
         let pty = nix::pty::openpty(&winsize, None).map_err(|e| PtyError::Open(e.into()))?;
         let (master, slave) = (pty.master, pty.slave);
@@ -181,6 +187,7 @@ impl PtySession {
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
             .env("TERM", PTY_TERM)
+            .envs(bash_env.map(|path| ("BASH_ENV", path)))
             .stdin(stdio(&slave)?)
             .stdout(stdio(&slave)?)
             .stderr(stdio(&slave)?);

@@ -87,6 +87,29 @@ impl Pool {
         }
     }
 
+    /// Captures the idle shell of `key` now, on the caller's thread, when its state is behind (a call
+    /// that starts a shell of its own from it, so that what the last calls set is there). Returns
+    /// once the shell is back; does nothing when it is busy, capturing, or not behind.
+    pub(super) fn capture_idle_now(&self, key: &Arc<SlotKey>) {
+        let Ok(cancel) = CancelToken::new() else { return };
+        let job = {
+            let mut state = self.lock();
+            let thread = state.thread.clone();
+            let Some(slot) = state.slots.get_mut(key) else { return };
+            let behind = slot.carried.as_ref().map_or(slot.generation > 0, |c| c.generation < slot.generation);
+            let (true, false, Some(thread), Occupant::Idle(_)) = (behind, slot.capturing, thread, &slot.occupant)
+            else {
+                return;
+            };
+            let Occupant::Idle(shell) = std::mem::replace(&mut slot.occupant, Occupant::Vacant) else { return };
+            slot.occupant = Occupant::Busy(Some(shell.kill_handle()));
+            slot.capturing = true;
+            slot.capture_due = None;
+            Job { key: Arc::clone(key), shell, generation: slot.generation, thread }
+        };
+        self.capture(job, &cancel);
+    }
+
     /// Captures the job's shell and gives it back.
     fn capture(&self, job: Job, cancel: &CancelToken) {
         let Job { key, mut shell, generation, thread } = job;

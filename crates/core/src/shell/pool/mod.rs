@@ -45,6 +45,7 @@ use super::persistent::{Call, CallResult, PersistentShell, ShellSpec, StartError
 use super::pool_thread::PoolThread;
 use crate::cancel::CancelToken;
 use crate::env::Vars;
+use crate::exec::is_bash;
 use crate::exec::{
     Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, OneShotExecutor, OneShotReason, OutputConsumer,
     ReplaceReason, ShellEvent,
@@ -313,6 +314,28 @@ impl Pool {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// What a shell of its own for `req` starts from: the state of the shell `req` would have run in,
+    /// captured now when that shell is idle and behind, else as last captured (see
+    /// [`Executor::carried`]). Such calls make that state worth capturing from now on, whatever a
+    /// capture costs.
+    fn carried(&self, req: &ExecRequest) -> Option<(Carry, Option<Arc<[u8]>>)> {
+        if !is_bash(&req.shell) {
+            return None;
+        }
+        let view = KeyView::of(req);
+        let hash = view.hash64();
+        let key = self.lock().slots.keys().find(|k| k.hash == hash && view.matches(&k.key)).map(Arc::clone)?;
+        self.capture_idle_now(&key);
+        let mut state = self.lock();
+        let slot = state.slots.get_mut(&key)?;
+        slot.parallel_seen = true;
+        match (&slot.carried, slot.generation) {
+            // Calls ran and none was captured yet: what they set is not there.
+            (None, calls) if calls > 0 => Some((Carry::Stale { missing: calls }, None)),
+            _ => Some(slot.carry()),
+        }
+    }
+
     /// The key of the view's slot if the pool has one (a scan of at most a few dozen hashes, cheaper
     /// than copying the key), else a new one. A slot inserted meanwhile by another call gets an equal
     /// key, which the map treats as the same.
@@ -358,6 +381,10 @@ impl Executor for ShellPool {
 
     fn shutdown(&self) {
         ShellPool::shutdown(self);
+    }
+
+    fn carried(&self, req: &ExecRequest) -> Option<(Carry, Option<Arc<[u8]>>)> {
+        self.pool.carried(req)
     }
 }
 
@@ -456,11 +483,6 @@ fn one_shot(
     execution.shell = ShellEvent::OneShot { reason };
     execution.duration = started.elapsed();
     Ok(execution)
-}
-
-/// The protocol is bash's: `bash`, `bash5`, `bash-5.2`, by file name.
-fn is_bash(shell: &Path) -> bool {
-    shell.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("bash"))
 }
 
 fn cwd_error(cwd: &Path) -> ExecError {
