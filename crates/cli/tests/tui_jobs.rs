@@ -64,3 +64,21 @@ fn ctrl_b_sends_a_console_program_away_and_enter_attaches_to_it_again() {
     term.keys(&["C-d"]);
     term.assert_restored(0);
 }
+
+#[test]
+fn a_console_the_person_is_in_does_not_go_away_at_its_yield_time() {
+    let term = Term::new(100, 30);
+    term.start(&["--set", "bash.virtualTerminal=on", "--set", "bash.yieldMs=300"], &[]);
+    term.type_line("python3 -q");
+    term.wait_for("the console", |s| s.contains("┌ $ python3 -q") && s.contains(">>>"));
+    // Longer than the yield time, in the console.
+    term.type_line("import time; time.sleep(0.6); print('slept')");
+    term.wait_for("the REPL again", |s| s.contains("slept") && s.matches(">>>").count() >= 2);
+    let screen = term.screen();
+    assert!(screen.contains("┌ $ python3 -q") && !screen.contains("jobs:"), "{screen}");
+    term.type_line("exit()");
+    let screen = term.wait_for("the result", |s| s.contains("✓ exit 0") && !s.contains("┌ $"));
+    assert!(!screen.contains("[Still running as job"), "{screen}");
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}

@@ -328,6 +328,9 @@ impl App {
             params: BashParams {
                 command: command.to_string(),
                 cwd: differs.then(|| cwd.display().to_string()),
+                // The UI decides when its time has come (not while the person is in its console):
+                // the call itself yields only when it listens, or when the UI pulls its trigger.
+                yield_ms: Some(u64::MAX),
                 ..Default::default()
             },
             session_cwd: self.ctx.project_dir.clone(),

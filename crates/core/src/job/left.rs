@@ -29,6 +29,8 @@ use crate::sink::SinkConfig;
 const FIRST_LOOK: Duration = Duration::from_millis(100);
 const LAST_LOOK: Duration = Duration::from_millis(3200);
 const CHUNK: usize = 64 * 1024;
+/// Processes watched for their exit, at most (one pidfd each).
+const WATCHED: usize = 64;
 
 /// Makes a job of what `command`'s call left running (it ran for `ran`), and starts following it;
 /// `None` when no thread or cancel token could be had (the call's notice then says only that they
@@ -72,10 +74,15 @@ pub(crate) fn adopt(
 
 /// Reads the pipes and watches the processes until they are all gone, or kills them on a cancel.
 fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration) {
-    let LeftRunning { processes, mut outputs } = left;
-    // Each process by a pidfd opened while it is still the process listed (a pid may be reused).
+    let LeftRunning { mut processes, mut outputs } = left;
+    // Each process by a pidfd opened while it is still the process listed (a pid may be reused); the
+    // ones whose parent is not among them first, and at most [`WATCHED`] (a command that left
+    // thousands must not take as many descriptors). All of them are killed on request.
+    let listed: Vec<i32> = processes.iter().map(|e| e.pid).collect();
+    processes.sort_by_key(|e| listed.contains(&e.ppid));
     let mut alive: Vec<(ProcEntry, OwnedFd)> = processes
         .iter()
+        .take(WATCHED)
         .filter_map(|e| {
             let fd = pidfd::open(e.pid).ok()?;
             procfs::stat(e.pid).is_some_and(|now| now.alive && now.start_time == e.start_time).then_some((*e, fd))
@@ -106,8 +113,7 @@ fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration) {
             (woken, exited)
         };
         if cancel.is_cancelled() {
-            let listed: Vec<ProcEntry> = alive.iter().map(|(e, _)| *e).collect();
-            tree::terminate_left(&listed, grace);
+            tree::terminate_left(&processes, grace);
             read_ready(job, &mut outputs, &mut buf, &mut lines, &mut bytes);
             job.end(Some(Outcome::Cancelled), job.elapsed());
             return;
