@@ -263,12 +263,18 @@ impl OutputConsumer for Feed<'_> {
         }
     }
 
-    fn adopts_left(&self) -> bool {
+    fn follows_jobs(&self) -> bool {
         self.yielding.is_some()
     }
 
     fn left_running(&mut self, left: crate::exec::LeftRunning) {
         self.left = Some(left);
+    }
+
+    fn shell_on_loan(&mut self, loan: crate::exec::ShellLoan) {
+        if let Some(plan) = self.yielding.as_mut() {
+            plan.shell_on_loan(loan);
+        }
     }
 
     fn terminal_opened(&mut self, control: crate::exec::pty::PtyControl) {

@@ -153,7 +153,7 @@ pub use view::{format_size, model_view, text_view, View, ViewOptions, DEFAULT_MA
 pub use env::Vars;
 pub use exec::{
     compose, resolve_shell, Carry, CwdMode, ExecError, ExecRequest, Execution, Executor, Flow, LeftRunning,
-    OneShotExecutor, OneShotReason, OutputConsumer, ReplaceReason, ShellError, ShellEvent, StatusMode,
+    OneShotExecutor, OneShotReason, OutputConsumer, ReplaceReason, ShellError, ShellEvent, ShellLoan, StatusMode,
 };
 pub use shell::{PoolConfig, ShellKey, ShellPool};
 

@@ -188,15 +188,22 @@ pub trait OutputConsumer {
     /// how the terminal is set), or no longer is (`None`).
     fn terminal_reader(&mut self, _reader: Option<(&str, pty::TermMode)>) {}
 
-    /// Whether the consumer takes what the command leaves running when it ends ([`left_running`]
-    /// (Self::left_running)): a front that follows such processes as jobs. Asked once per call that
-    /// may have left something, so that no other call pays for finding it out.
-    fn adopts_left(&self) -> bool {
+    /// Whether the consumer follows what outlives the call as jobs (a front that yields): it then
+    /// takes what the command leaves running ([`left_running`](Self::left_running)), and a
+    /// long-lived shell lends itself to the job the call becomes ([`shell_on_loan`]
+    /// (Self::shell_on_loan)).
+    fn follows_jobs(&self) -> bool {
         false
     }
 
+    /// The long-lived shell running the command goes on with the job the call may become: `loan`,
+    /// called when the call yields, lets the shell's other calls start a fresh shell at once instead
+    /// of waiting for it or running one-shot. Given before the command starts, when
+    /// [`follows_jobs`](Self::follows_jobs) says so.
+    fn shell_on_loan(&mut self, _loan: ShellLoan) {}
+
     /// The command ended leaving processes running (`server &`), new since the call began; see
-    /// [`LeftRunning`]. Called once, only when [`adopts_left`](Self::adopts_left) said so.
+    /// [`LeftRunning`]. Called once, only when [`follows_jobs`](Self::follows_jobs) said so.
     fn left_running(&mut self, _left: LeftRunning) {}
 
     /// The call's deadline, when it was moved later since the call began (its job was given more
@@ -243,6 +250,27 @@ impl LeftRunning {
     /// How many processes were left running.
     pub fn count(&self) -> usize {
         self.processes.len()
+    }
+}
+
+/// A long-lived shell lent to the job its call became: see [`OutputConsumer::shell_on_loan`]. Made
+/// only by the runtime's executors.
+pub struct ShellLoan(Box<dyn FnOnce() + Send>);
+
+impl ShellLoan {
+    pub(crate) fn new(lend: impl FnOnce() + Send + 'static) -> Self {
+        Self(Box::new(lend))
+    }
+
+    /// The call became a job: the shell is the job's now.
+    pub(crate) fn lend(self) {
+        (self.0)();
+    }
+}
+
+impl fmt::Debug for ShellLoan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ShellLoan")
     }
 }
 
@@ -295,6 +323,12 @@ pub enum ShellEvent {
     OneShot {
         /// Why no long-lived shell ran it.
         reason: OneShotReason,
+    },
+    /// A new long-lived shell because the previous one went on running a job (a call that yielded
+    /// in it), started from the state that shell had as last captured.
+    Handed {
+        /// What of that state the new shell has.
+        carried: Carry,
     },
 }
 
@@ -399,6 +433,11 @@ impl Carry {
         self.notice_why("Another call was using this session's shell, so this one ran in a new shell")
     }
 
+    /// The same, for the first call after the shell went on running a job.
+    pub fn notice_handed(&self) -> Option<String> {
+        self.notice_why("The session's shell went on running a job, so this call started a fresh one")
+    }
+
     /// The same, for a call that ran in a shell of its own because its stdin is a pipe or a terminal
     /// (a job's input): the shell started from the session's state as last captured.
     pub fn notice_own_shell(&self) -> Option<String> {
@@ -483,6 +522,7 @@ impl fmt::Display for ShellEvent {
             Self::Replaced { reason } => write!(f, "{reason}; started a fresh one"),
             Self::Lost { reason } => write!(f, "{}; the next command starts a fresh one", lost_text(reason)),
             Self::OneShot { reason } => write!(f, "ran in a one-shot shell: {reason}"),
+            Self::Handed { carried } => write!(f, "the previous shell went on running a job; {carried}"),
         }
     }
 }

@@ -97,6 +97,8 @@ pub(crate) struct YieldPlan<'f> {
     now: Option<YieldNow>,
     /// A program waiting for input makes the call yield.
     yield_on_input: bool,
+    /// The long-lived shell running the command, lent to the job when the call yields.
+    loan: Option<crate::exec::ShellLoan>,
 }
 
 impl<'f> YieldPlan<'f> {
@@ -120,6 +122,7 @@ impl<'f> YieldPlan<'f> {
             awaiting: None,
             now: None,
             yield_on_input: true,
+            loan: None,
         }
     }
 
@@ -157,6 +160,13 @@ impl<'f> YieldPlan<'f> {
                 self.fire(sink, YieldReason::AwaitingInput(name.to_string(), Some(mode)))
             }
             (None, _) => {}
+        }
+    }
+
+    /// The long-lived shell running the command goes to the job if the call yields.
+    pub(crate) fn shell_on_loan(&mut self, loan: crate::exec::ShellLoan) {
+        if self.job.is_none() {
+            self.loan = Some(loan);
         }
     }
 
@@ -240,6 +250,9 @@ impl<'f> YieldPlan<'f> {
         sink.flush_spill();
         let job = fire(sink, reason, self.input.take());
         self.job = Some(job);
+        if let Some(loan) = self.loan.take() {
+            loan.lend();
+        }
     }
 
     /// The job, once the call yielded.

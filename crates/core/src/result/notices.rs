@@ -40,6 +40,7 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
         ShellEvent::Replaced { .. } => notices.push(format!("[Shell restarted: {}]", report.shell)),
         ShellEvent::Lost { .. } => notices.push(format!("[Shell lost: {}]", report.shell)),
         ShellEvent::OneShot { reason: OneShotReason::ShellBusy { carried } } => notices.extend(carried.notice()),
+        ShellEvent::Handed { carried } => notices.extend(carried.notice_handed()),
         ShellEvent::OneShot { .. } if report.carried.is_some() => {
             notices.extend(report.carried.as_ref().and_then(crate::exec::Carry::notice_own_shell))
         }

@@ -129,12 +129,16 @@ impl OutputConsumer for ParseErrorPrefix<'_> {
         self.inner.stdin_opened(stdin);
     }
 
-    fn adopts_left(&self) -> bool {
-        self.inner.adopts_left()
+    fn follows_jobs(&self) -> bool {
+        self.inner.follows_jobs()
     }
 
     fn left_running(&mut self, left: crate::exec::LeftRunning) {
         self.inner.left_running(left);
+    }
+
+    fn shell_on_loan(&mut self, loan: crate::exec::ShellLoan) {
+        self.inner.shell_on_loan(loan);
     }
 
     fn moved_deadline(&self) -> Option<std::time::Instant> {

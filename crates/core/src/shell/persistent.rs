@@ -329,7 +329,7 @@ impl PersistentShell {
                 if held || report.last_job != self.last_job || !self.background_unchanged() {
                     let before = std::mem::take(&mut self.background);
                     self.walk_background();
-                    if out.adopts_left() {
+                    if out.follows_jobs() {
                         self.hand_left(&before, began, &mut outputs, out);
                     }
                 }

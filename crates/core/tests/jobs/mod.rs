@@ -417,4 +417,5 @@ fn a_process_left_running_with_ampersand_is_followed_as_a_job_that_listens_and_i
 }
 
 mod deadline;
+mod handed;
 mod terminal;

@@ -10,6 +10,7 @@ impl Pool {
         gone: Option<ReplaceReason>,
         session_cwd: Option<PathBuf>,
         capture: Option<u64>,
+        handed: Option<(Carry, Option<Arc<[u8]>>)>,
     ) -> Result<Execution, ExecError> {
         let req = call.req;
         let persist = req.cwd_mode == CwdMode::Persist;
@@ -21,9 +22,13 @@ impl Pool {
             Some(shell) => (shell, ShellEvent::Reused),
             None => {
                 let event = gone.clone().map_or(ShellEvent::Started, |reason| ShellEvent::Replaced { reason });
-                match self.start(call, gone)? {
-                    Started::Shell(shell) => (shell, event),
-                    Started::Done(execution) => return Ok(execution.with(event, call.started)),
+                match (self.start(call, gone)?, handed) {
+                    (Started::Shell(mut shell), Some((carried, seed))) => {
+                        let carried = self.take_on(call, &mut shell, carried, seed.as_deref());
+                        (shell, ShellEvent::Handed { carried })
+                    }
+                    (Started::Shell(shell), None) => (shell, event),
+                    (Started::Done(execution), _) => return Ok(execution.with(event, call.started)),
                 }
             }
         };
@@ -50,6 +55,11 @@ impl Pool {
             let cd = if there { None } else { Some(target.as_path()) };
             let step =
                 Call { script: req.script.as_bytes(), cd, kill_grace: req.kill_grace, split_stdout: req.split_stdout };
+            // A tool call that may become a job lends its shell to it (a session's commands never yield).
+            if call.lease.key.key.session.is_none() && call.out.follows_jobs() {
+                let loan = self.loan(call, &shell);
+                call.out.shell_on_loan(loan);
+            }
             let report = shell.run(&step, call.out, call.cancel, call.deadline, &call.thread)?;
             match report.result {
                 CallResult::Ran { outcome, final_cwd, background } => {
@@ -59,7 +69,10 @@ impl Pool {
                             event = ShellEvent::Lost { reason };
                         }
                     }
-                    self.checkin(&call.lease.key, shell, report.retire, session_cwd);
+                    match Self::is_lent(call) {
+                        true => self.give_back(&call.lease.key, &call.lease.lent, shell, report.retire),
+                        false => self.checkin(&call.lease.key, shell, report.retire, session_cwd),
+                    }
                     call.lease.open = false;
                     let duration = call.started.elapsed();
                     return Ok(Execution {

@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 mod call;
 mod capture;
+mod lend;
 mod slots;
 
 use slots::add_orphans;
@@ -194,6 +195,8 @@ struct State {
     /// When the capture thread wakes by itself; `None` while it waits to be woken.
     capture_alarm: Option<Instant>,
     shut_down: bool,
+    /// Shells that went on running a job, until their call ends; killed at shutdown.
+    lent: Vec<lend::Lent>,
 }
 
 struct Slot {
@@ -215,6 +218,8 @@ struct Slot {
     parallel_seen: bool,
     /// How long the last capture took.
     capture_cost: Option<Duration>,
+    /// Its shell went on running a job (see [`lend`]): the next shell starts from its state.
+    handed: bool,
 }
 
 enum Occupant {
@@ -233,6 +238,9 @@ enum Checkout {
         thread: Arc<PoolThread>,
         /// Capture the shell's state before the command, recorded at this generation.
         capture: Option<u64>,
+        /// The key's last shell went on running a job: what of its state the new one starts from,
+        /// and the script that recreates it.
+        handed: Option<(Carry, Option<Arc<[u8]>>)>,
     },
     OneShot {
         reason: OneShotReason,
@@ -296,6 +304,7 @@ impl Pool {
             for slot in state.slots.values_mut() {
                 slot.capture_due = None;
             }
+            busy.extend(state.lent.iter().map(lend::Lent::killer));
             (idle, busy, std::mem::take(&mut state.orphans), state.thread.take())
         };
         self.capture_wake.notify_all();
@@ -412,11 +421,11 @@ impl Pool {
             add_orphans(&mut self.lock().orphans, orphans);
         }
         match checkout {
-            Checkout::Shell { shell, gone, session_cwd, thread, capture } => {
-                let lease = Lease { pool: self, key, open: true };
+            Checkout::Shell { shell, gone, session_cwd, thread, capture, handed } => {
+                let lease = Lease { pool: self, key, open: true, lent: Arc::default() };
                 let deadline = started.checked_add(req.timeout);
                 let mut call = PooledCall { req, out, cancel, thread, started, deadline, lease };
-                self.run_pooled(&mut call, shell, gone, session_cwd, capture)
+                self.run_pooled(&mut call, shell, gone, session_cwd, capture, handed)
             }
             Checkout::OneShot { reason, session_cwd, seed } => {
                 let cwd = session_cwd.filter(|_| req.cwd_mode == CwdMode::Persist);
@@ -456,12 +465,18 @@ struct Lease<'a> {
     pool: &'a Pool,
     key: Arc<SlotKey>,
     open: bool,
+    /// Set when the shell went on running the job the call became: the slot is no longer its.
+    lent: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         if self.open {
-            self.pool.vacate(&self.key, Some(ReplaceReason::CallFailed), Vec::new());
+            match self.lent.load(std::sync::atomic::Ordering::Acquire) {
+                // Its shell died with the call's error; the slot has moved on.
+                true => self.pool.forget_lent(&self.lent),
+                false => self.pool.vacate(&self.key, Some(ReplaceReason::CallFailed), Vec::new()),
+            }
         }
     }
 }

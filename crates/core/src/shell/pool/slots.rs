@@ -62,11 +62,20 @@ impl Pool {
                 let capture = Self::capture_now(slot, now).then_some(slot.generation);
                 slot.capturing = capture.is_some();
                 slot.capture_due = None;
-                Checkout::Shell { shell: Some(shell), gone: None, session_cwd: session_cwd.clone(), thread, capture }
+                Checkout::Shell {
+                    shell: Some(shell),
+                    gone: None,
+                    session_cwd: session_cwd.clone(),
+                    thread,
+                    capture,
+                    handed: None,
+                }
             }
             Occupant::Vacant => {
                 let gone = slot.gone.take();
-                Checkout::Shell { shell: None, gone, session_cwd: session_cwd.clone(), thread, capture: None }
+                // The shell went on running a job: the new one starts from its state.
+                let handed = std::mem::take(&mut slot.handed).then(|| slot.carry_to_fresh());
+                Checkout::Shell { shell: None, gone, session_cwd: session_cwd.clone(), thread, capture: None, handed }
             }
         };
         if matches!(checkout, Checkout::Shell { shell: None, .. }) && live >= self.config.max_shells {
@@ -78,13 +87,14 @@ impl Pool {
             match lru {
                 Some((_, slot)) => evicted.extend(slot.evict().map(|shell| *shell)),
                 None => {
-                    let (gone, session_cwd) = match checkout {
-                        Checkout::Shell { gone, session_cwd, .. } => (gone, session_cwd),
-                        Checkout::OneShot { session_cwd, .. } => (None, session_cwd),
+                    let (gone, session_cwd, handed) = match checkout {
+                        Checkout::Shell { gone, session_cwd, handed, .. } => (gone, session_cwd, handed.is_some()),
+                        Checkout::OneShot { session_cwd, .. } => (None, session_cwd, false),
                     };
                     if let Some(slot) = state.slots.get_mut(key) {
                         slot.occupant = Occupant::Vacant;
                         slot.gone = gone;
+                        slot.handed = handed;
                     }
                     return (Checkout::OneShot { reason: OneShotReason::PoolFull, session_cwd, seed: None }, evicted);
                 }
@@ -204,6 +214,15 @@ impl Slot {
         }
     }
 
+    /// What a fresh shell of this key starts from, when it replaces one that went on running a job:
+    /// the state as last captured; when calls ran since, or none was captured, what it lacks.
+    pub(super) fn carry_to_fresh(&self) -> (Carry, Option<Arc<[u8]>>) {
+        match (&self.carried, self.generation) {
+            (None, calls) if calls > 0 => (Carry::Stale { missing: calls }, None),
+            _ => self.carry(),
+        }
+    }
+
     pub(super) fn evict(&mut self) -> Option<Box<PersistentShell>> {
         match std::mem::replace(&mut self.occupant, Occupant::Vacant) {
             Occupant::Idle(shell) => {
@@ -244,6 +263,7 @@ pub(super) fn touch_slot<'a>(
         capture_due: None,
         parallel_seen: false,
         capture_cost: None,
+        handed: false,
     });
     slot.last_used = now;
     slot
