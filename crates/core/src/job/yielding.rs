@@ -248,11 +248,12 @@ impl<'f> YieldPlan<'f> {
         let Some(fire) = self.fire.take() else { return };
         sink.ensure_spilled();
         sink.flush_spill();
-        let job = fire(sink, reason, self.input.take());
-        self.job = Some(job);
+        // The shell is the job's before the caller hears of the yield: its next call starts a fresh one.
         if let Some(loan) = self.loan.take() {
             loan.lend();
         }
+        let job = fire(sink, reason, self.input.take());
+        self.job = Some(job);
     }
 
     /// The job, once the call yielded.

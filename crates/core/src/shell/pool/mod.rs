@@ -11,6 +11,9 @@
 //!   what it lacks ([`Carry`]); what it changes, its `cd` included, does not carry back. A tool
 //!   call's shell is captured when it has been idle a moment after a call ([`capture`]), off any
 //!   call's path; a call that comes during a capture waits for it.
+//! - **Lent.** A tool call that yields (its command goes on as a job) lends its shell to the job: the
+//!   slot is free at once, and the next call starts a fresh long-lived shell from the lent one's
+//!   captured state ([`ShellEvent::Handed`]); see [`lend`].
 //! - **Bounded.** At most `max_shells` shells. Starting one more evicts the least recently used idle
 //!   shell; when all are busy the call runs one-shot ([`OneShotReason::PoolFull`]). Shells idle for
 //!   `idle_timeout` are evicted on the next call (no timer thread). Evicting kills the shell but
