@@ -33,7 +33,8 @@ pub struct Feed<'a> {
     last_update: Option<Instant>,
     view: ViewOptions,
     /// When the call yields, and its job afterwards (tool calls of a front that can yield).
-    yielding: Option<YieldPlan<'a>>,
+    /// Boxed: the feed is moved while it is built, and the plan is large.
+    yielding: Option<Box<YieldPlan<'a>>>,
     /// What the command left running, for a job to follow (fronts that can yield only).
     left: Option<crate::exec::LeftRunning>,
 }
@@ -86,13 +87,13 @@ impl<'a> Feed<'a> {
 
     /// The call may yield (see [`crate::job`]).
     pub(crate) fn yielding(mut self, plan: Option<YieldPlan<'a>>) -> Self {
-        self.yielding = plan;
+        self.yielding = plan.map(Box::new);
         self
     }
 
     /// The job the call became, when it yielded.
     pub(crate) fn job(&self) -> Option<&std::sync::Arc<Job>> {
-        self.yielding.as_ref().and_then(YieldPlan::job)
+        self.yielding.as_deref().and_then(YieldPlan::job)
     }
 
     /// What the command left running, handed over by the executor (see [`crate::exec::LeftRunning`]).
@@ -294,7 +295,7 @@ impl OutputConsumer for Feed<'_> {
     }
 
     fn next_tick(&self) -> Option<Instant> {
-        self.yielding.as_ref().map(YieldPlan::next_tick)
+        self.yielding.as_deref().map(YieldPlan::next_tick)
     }
 
     fn tick(&mut self) {

@@ -337,7 +337,7 @@ fn read(runtime: &Arc<Runtime>, job: &Job, action: JobAction, waited: Option<(bo
     append_notices(&mut text, &notices);
     let is_error = failed && action != JobAction::Kill;
     let details = Details {
-        job: Some(info),
+        job: Some(Box::new(info)),
         meta: shaped.truncation.map(|truncation| crate::result::Meta { truncation }),
         ..Details::default()
     };

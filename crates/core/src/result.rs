@@ -147,10 +147,10 @@ pub struct Details {
     pub warnings: Vec<String>,
     /// The job this result is about: the one a yielded call became, or the one a `job` call read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub job: Option<crate::job::JobInfo>,
+    pub job: Option<Box<crate::job::JobInfo>>,
     /// The job that follows what the command left running when it ended (`server &`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub left_job: Option<crate::job::JobInfo>,
+    pub left_job: Option<Box<crate::job::JobInfo>>,
     /// A `job` list: every job of the session.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<crate::job::JobInfo>,

@@ -65,7 +65,7 @@ pub(crate) struct YieldSpec<'f> {
     /// Gets the yielded result, once, on the call's thread.
     pub on_yield: Box<dyn FnOnce(ToolResult) + 'f>,
     /// The details the call has so far (notes on its arguments), for the yielded result.
-    pub details: Details,
+    pub details: &'f Details,
     /// Pulled: yield now.
     pub now: Option<crate::job::YieldNow>,
     /// A program waiting for input makes the call yield (not where a person at a UI answers it).
@@ -201,7 +201,7 @@ pub(crate) fn run_on<'a>(
         let window = settings.sink_config(None);
         let grace = Duration::from_millis(settings.kill_grace_ms);
         crate::job::adopt(runtime.jobs(), spec.command, left, execution.duration, window, grace)
-            .map(|info| (info, processes))
+            .map(|info| Box::new((info, processes)))
     });
     let mut sink = feed.into_sink();
     // An error result may have a smaller budget than the sink kept (a client that cuts errors
@@ -241,7 +241,7 @@ pub(crate) fn run_on<'a>(
         background_stopped: runtime.is_single_call(),
         stdin_null,
         waiting_for_input: execution.waiting_for_input,
-        job: job.map(|j| j.info()),
+        job: job.map(|j| Box::new(j.info())),
         jobs_offered,
         carried,
         background_followed: execution.background > 0
@@ -319,10 +319,10 @@ fn yield_plan<'f>(runtime: &Arc<Runtime>, y: YieldSpec<'f>, shown: Shown, cancel
             duration_ms: started.elapsed().as_millis() as u64,
             artifacts_available: shown.artifacts_available,
             carried: shown.carried.clone(),
-            job: Some(job.info()),
+            job: Some(Box::new(job.info())),
             ..RunReport::of_output(sink.snapshot(), &shown.cwd, shown.timeout, shown.budget, shown.view)
         };
-        on_yield(shape_yielded(report, details, runtime.jobs().take_unseen_ends()));
+        on_yield(shape_yielded(report, details.clone(), runtime.jobs().take_unseen_ends()));
         job
     });
     YieldPlan::new(after.and_then(|after| started.checked_add(after)), fire).triggered_by(now).on_input(on_input)

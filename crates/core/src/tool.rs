@@ -299,7 +299,7 @@ impl BashTool {
             after,
             call_id: y.call_id,
             on_yield: y.on_yield,
-            details: details.clone(),
+            details: &details,
             now,
             // A person at a UI answers a prompt in the console: waiting for input is no reason to return.
             on_input: !ui,

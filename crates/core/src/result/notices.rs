@@ -62,8 +62,8 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     if let Some(problem) = &report.snapshot_problem {
         notices.push(format!("[This shell has none of the user's aliases and functions: {problem}]"));
     }
-    if let Some((job, processes)) = &report.left_job {
-        notices.push(crate::job::left_notice(job, *processes));
+    if let Some(left) = &report.left_job {
+        notices.push(crate::job::left_notice(&left.0, left.1));
     } else if report.background > 0 && !report.background_followed {
         let n = report.background;
         let s = if n == 1 { "" } else { "es" };
@@ -134,7 +134,7 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     details.waiting_for_input = report.waiting_for_input.clone();
     details.meta = shaped.truncation.map(|truncation| Meta { truncation });
     details.job = report.job.clone();
-    details.left_job = report.left_job.as_ref().map(|(job, _)| job.clone());
+    details.left_job = report.left_job.as_ref().map(|left| Box::new(left.0.clone()));
     details.artifact_error = shaped.artifact_error;
     details.artifact_dropped_bytes = (shaped.artifact_dropped > 0).then_some(shaped.artifact_dropped);
     ToolResult { is_error: failure.is_some(), content: vec![TextContent { kind: "text", text }], details }

@@ -68,11 +68,11 @@ pub(crate) struct RunReport<'a> {
     pub waiting_for_input: Option<String>,
     /// The job the call became when it yielded, as it was when the command ended (or, for a yielded
     /// result, when the call returned).
-    pub job: Option<crate::job::JobInfo>,
+    pub job: Option<Box<crate::job::JobInfo>>,
     /// The call could have become a job (its front yields): what it left running could have been one.
     pub jobs_offered: bool,
     /// The job that follows what the command left running (`server &`), and how many processes.
-    pub left_job: Option<(crate::job::JobInfo, usize)>,
+    pub left_job: Option<Box<(crate::job::JobInfo, usize)>>,
     /// What of the session's state a shell of the call's own (stdin a pipe or a terminal) started from.
     pub carried: Option<crate::exec::Carry>,
     /// Jobs run, which follow what earlier calls left running: the background count is theirs, and
