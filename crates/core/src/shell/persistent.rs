@@ -190,6 +190,11 @@ impl PersistentShell {
         protocol::runner_tag(self.nonce)
     }
 
+    /// The shell's pid.
+    pub(crate) fn pid(&self) -> i32 {
+        self.pid.as_raw()
+    }
+
     pub(crate) fn kill_handle(&self) -> ChildKiller {
         self.child.killer().clone()
     }

@@ -58,6 +58,7 @@ impl Pool {
             // A tool call that may become a job lends its shell to it (a session's commands never yield).
             if call.lease.key.key.session.is_none() && call.out.follows_jobs() {
                 let loan = self.loan(call, &shell);
+                call.lease.loaned = Some(shell.pid());
                 call.out.shell_on_loan(loan);
             }
             let report = shell.run(&step, call.out, call.cancel, call.deadline, &call.thread)?;
@@ -69,8 +70,8 @@ impl Pool {
                             event = ShellEvent::Lost { reason };
                         }
                     }
-                    match Self::is_lent(call) {
-                        true => self.give_back(&call.lease.key, &call.lease.lent, shell, report.retire),
+                    match call.lease.loaned.is_some_and(|pid| self.take_lent(pid)) {
+                        true => self.give_back(&call.lease.key, shell, report.retire),
                         false => self.checkin(&call.lease.key, shell, report.retire, session_cwd),
                     }
                     call.lease.open = false;

@@ -7,14 +7,12 @@
 //! command ends, its shell comes back to the slot if no fresh one was started meanwhile (it has the
 //! newest state), else it is retired, what it runs in the background spared like any other's.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::*;
 use crate::exec::ShellLoan;
 
-/// A shell on loan to a job: its call's flag (identity) and its killer, for shutdown.
+/// A shell on loan to a job: its pid, and its killer for shutdown.
 pub(super) struct Lent {
-    flag: Arc<AtomicBool>,
+    pid: i32,
     killer: ChildKiller,
 }
 
@@ -29,11 +27,10 @@ impl Pool {
     pub(super) fn loan(&self, call: &PooledCall<'_>, shell: &PersistentShell) -> ShellLoan {
         let pool = self.me.clone();
         let key = Arc::clone(&call.lease.key);
-        let flag = Arc::clone(&call.lease.lent);
-        let killer = shell.kill_handle();
+        let (pid, killer) = (shell.pid(), shell.kill_handle());
         ShellLoan::new(move || {
             if let Some(pool) = pool.upgrade() {
-                pool.lend(&key, Lent { flag, killer });
+                pool.lend(&key, Lent { pid, killer });
             }
         })
     }
@@ -52,27 +49,23 @@ impl Pool {
         slot.handed = true;
         // Its state will be wanted again: capture it whatever a capture costs.
         slot.parallel_seen = true;
-        lent.flag.store(true, Ordering::Release);
         state.lent.push(lent);
     }
 
-    /// Whether the call's shell went on running its job.
-    pub(super) fn is_lent(call: &PooledCall<'_>) -> bool {
-        call.lease.lent.load(Ordering::Acquire)
+    /// Whether the shell with this pid went on running a job (it is then no longer on loan): its call
+    /// ended, or failed.
+    pub(super) fn take_lent(&self, pid: i32) -> bool {
+        let mut state = self.lock();
+        let before = state.lent.len();
+        state.lent.retain(|l| l.pid != pid);
+        state.lent.len() != before
     }
 
-    /// The lent shell's command ended: back to its slot when no fresh shell took it meanwhile (the
+    /// The lent shell's command ended (and [`Pool::take_lent`] took it off loan): back to its slot when no fresh shell took it meanwhile (the
     /// lent shell has the newest state), else retired.
-    pub(super) fn give_back(
-        &self,
-        key: &Arc<SlotKey>,
-        flag: &Arc<AtomicBool>,
-        shell: Box<PersistentShell>,
-        retire: Option<ReplaceReason>,
-    ) {
+    pub(super) fn give_back(&self, key: &Arc<SlotKey>, shell: Box<PersistentShell>, retire: Option<ReplaceReason>) {
         let reclaim = {
             let mut state = self.lock();
-            state.lent.retain(|l| !Arc::ptr_eq(&l.flag, flag));
             let shut_down = state.shut_down;
             match state.slots.get_mut(key) {
                 Some(slot) if slot.handed && matches!(slot.occupant, Occupant::Vacant) && !shut_down => {
@@ -97,11 +90,6 @@ impl Pool {
                 }
             }
         }
-    }
-
-    /// A lent shell's call failed: the shell died with it; forget it.
-    pub(super) fn forget_lent(&self, flag: &Arc<AtomicBool>) {
-        self.lock().lent.retain(|l| !Arc::ptr_eq(&l.flag, flag));
     }
 
     /// A fresh shell replacing one that went on running a job takes on the state it had (`seed`, the

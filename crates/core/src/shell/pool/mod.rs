@@ -425,7 +425,7 @@ impl Pool {
         }
         match checkout {
             Checkout::Shell { shell, gone, session_cwd, thread, capture, handed } => {
-                let lease = Lease { pool: self, key, open: true, lent: Arc::default() };
+                let lease = Lease { pool: self, key, open: true, loaned: None };
                 let deadline = started.checked_add(req.timeout);
                 let mut call = PooledCall { req, out, cancel, thread, started, deadline, lease };
                 self.run_pooled(&mut call, shell, gone, session_cwd, capture, handed)
@@ -468,17 +468,16 @@ struct Lease<'a> {
     pool: &'a Pool,
     key: Arc<SlotKey>,
     open: bool,
-    /// Set when the shell went on running the job the call became: the slot is no longer its.
-    lent: Arc<std::sync::atomic::AtomicBool>,
+    /// The pid of the shell the call offered to lend to the job it may become (see [`lend`]).
+    loaned: Option<i32>,
 }
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         if self.open {
-            match self.lent.load(std::sync::atomic::Ordering::Acquire) {
-                // Its shell died with the call's error; the slot has moved on.
-                true => self.pool.forget_lent(&self.lent),
-                false => self.pool.vacate(&self.key, Some(ReplaceReason::CallFailed), Vec::new()),
+            // A lent shell died with the call's error: the slot has moved on.
+            if !self.loaned.is_some_and(|pid| self.pool.take_lent(pid)) {
+                self.pool.vacate(&self.key, Some(ReplaceReason::CallFailed), Vec::new());
             }
         }
     }
