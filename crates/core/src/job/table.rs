@@ -2,7 +2,7 @@
 //! model has not been told of.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,15 @@ pub type JobObserver = Arc<dyn Fn(&JobInfo) + Send + Sync>;
 pub struct Jobs {
     table: Mutex<Table>,
     observer: Mutex<Option<JobObserver>>,
+    /// Shared with every job: what every call asks (the cap, ends to tell) without walking the table.
+    counts: Arc<Counts>,
+}
+
+/// Jobs running, and ends the model has not been told of; kept by the jobs as they change.
+#[derive(Debug, Default)]
+struct Counts {
+    running: AtomicUsize,
+    unseen: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -45,7 +54,8 @@ impl Jobs {
         table.next += 1;
         let id = JobId(table.next);
         let observer = self.observer.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let job = Arc::new(Job::new(id, start, observer));
+        self.counts.running.fetch_add(1, Ordering::Relaxed);
+        let job = Arc::new(Job::new(id, start, observer, Arc::clone(&self.counts)));
         table.jobs.insert(id.0, Arc::clone(&job));
         // Forget the oldest ended jobs the model has seen end, past the keep limit.
         let ended: Vec<u64> = table.jobs.iter().filter(|(_, j)| j.end_seen()).map(|(id, _)| *id).collect();
@@ -73,7 +83,7 @@ impl Jobs {
 
     /// How many jobs run: what every call that may become one checks, so it builds no list.
     pub(crate) fn running_count(&self) -> usize {
-        self.lock().jobs.values().filter(|j| !j.ended()).count()
+        self.counts.running.load(Ordering::Relaxed)
     }
 
     /// Jobs still running, oldest first.
@@ -83,6 +93,10 @@ impl Jobs {
 
     /// Jobs that ended since the model was last told of them, each returned once.
     pub(crate) fn take_unseen_ends(&self) -> Vec<JobInfo> {
+        // Most calls: none, known without the table.
+        if self.counts.unseen.load(Ordering::Relaxed) == 0 {
+            return Vec::new();
+        }
         let jobs: Vec<Arc<Job>> = self.lock().jobs.values().cloned().collect();
         jobs.iter().filter_map(|j| j.take_end_unseen()).collect()
     }
@@ -150,6 +164,7 @@ pub(crate) struct Job {
     /// The command's input, while open: writes go in order, one at a time.
     stdin: Mutex<Option<JobInput>>,
     observer: Option<JobObserver>,
+    counts: Arc<Counts>,
 }
 
 /// [`Job::deadline_ms`] of a job no timeout kills.
@@ -196,7 +211,7 @@ struct End {
 }
 
 impl Job {
-    fn new(id: JobId, start: JobStart, observer: Option<JobObserver>) -> Self {
+    fn new(id: JobId, start: JobStart, observer: Option<JobObserver>, counts: Arc<Counts>) -> Self {
         let state = State {
             listening: Vec::new(),
             awaiting: None,
@@ -231,6 +246,7 @@ impl Job {
             changed: Condvar::new(),
             stdin: Mutex::new(start.stdin),
             observer,
+            counts,
         }
     }
 
@@ -329,6 +345,10 @@ impl Job {
         state.awaiting = None;
         state.mode = None;
         state.stdin_open = false;
+        if state.end.is_none() {
+            self.counts.running.fetch_sub(1, Ordering::Relaxed);
+            self.counts.unseen.fetch_add(1, Ordering::Relaxed);
+        }
         state.end = Some(End { outcome, elapsed, seen: false });
         self.bump(&mut state);
     }
@@ -389,6 +409,7 @@ impl Job {
         let mut state = self.lock();
         let end = state.end.as_mut().filter(|e| !e.seen)?;
         end.seen = true;
+        self.counts.unseen.fetch_sub(1, Ordering::Relaxed);
         Some(self.info_of(&state))
     }
 
@@ -488,8 +509,9 @@ impl Job {
             None => Spill::None,
         };
         state.window_first_line = state.total_lines + 1;
-        if let Some(end) = state.end.as_mut() {
+        if let Some(end) = state.end.as_mut().filter(|e| !e.seen) {
             end.seen = true;
+            self.counts.unseen.fetch_sub(1, Ordering::Relaxed);
         }
         let info = self.info_of(&state);
         (output.with_spill(spill), first_line, info)

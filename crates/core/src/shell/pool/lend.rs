@@ -50,15 +50,24 @@ impl Pool {
         // Its state will be wanted again: capture it whatever a capture costs.
         slot.parallel_seen = true;
         state.lent.push(lent);
+        self.lent_now.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether the shell with this pid went on running a job (it is then no longer on loan): its call
     /// ended, or failed.
     pub(super) fn take_lent(&self, pid: i32) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.lent_now.load(Relaxed) == 0 {
+            return false;
+        }
         let mut state = self.lock();
         let before = state.lent.len();
         state.lent.retain(|l| l.pid != pid);
-        state.lent.len() != before
+        let taken = state.lent.len() != before;
+        if taken {
+            self.lent_now.fetch_sub(1, Relaxed);
+        }
+        taken
     }
 
     /// The lent shell's command ended (and [`Pool::take_lent`] took it off loan): back to its slot when no fresh shell took it meanwhile (the

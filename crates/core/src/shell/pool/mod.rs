@@ -184,6 +184,8 @@ struct Pool {
     captured: Condvar,
     /// Wakes the capture thread: a capture became due, or the pool shut down.
     capture_wake: Condvar,
+    /// Shells on loan to jobs now (`State::lent`'s length): a call's end looks there only if any.
+    lent_now: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
@@ -265,6 +267,7 @@ impl ShellPool {
             state: Mutex::new(State::default()),
             captured: Condvar::new(),
             capture_wake: Condvar::new(),
+            lent_now: std::sync::atomic::AtomicUsize::new(0),
         });
         Self { pool }
     }
