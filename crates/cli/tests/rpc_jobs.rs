@@ -146,3 +146,22 @@ fn a_terminal_job_answers_a_pager_with_keys_and_job_state_tells_it_waits() {
     assert!(refused["error"].as_str().unwrap_or_default().contains("`keys` has \"Hyper\", not a key"), "{refused}");
     assert_eq!(rpc.finish(), 0);
 }
+
+#[test]
+fn an_answer_to_a_secret_prompt_is_in_no_event_and_no_output() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let command = "read -r -s -p 'Code: ' c; echo; echo \"got ${#c}\"";
+    rpc.send(call("c1", "call_1", "bash", json!({"command": command, "stdin": "pty", "yield_ms": 3_000_000})));
+    let (_, end) = rpc.tool_event("tool_execution_end", "call_1");
+    assert_eq!(end["result"]["details"]["job"]["prompt"]["secret"], true, "{end}");
+    rpc.send(call("w1", "write_1", "job", json!({"action": "write", "id": 1, "input": "hunter2\n"})));
+    let (_, start) = rpc.tool_event("tool_execution_start", "write_1");
+    assert_eq!(start["args"]["input"], "[secret: not repeated]", "{start}");
+    let (_, answered) = rpc.tool_event("tool_execution_end", "write_1");
+    assert!(text(&answered).contains("got 7"), "{}", text(&answered));
+    rpc.wait_for("the job's end", |v| v["type"] == "job_end");
+    assert_eq!(rpc.finish(), 0);
+    let leaked: Vec<&String> = rpc.raw.iter().filter(|line| line.contains("hunter2")).collect();
+    assert!(leaked.is_empty(), "the secret in events: {leaked:?}");
+}

@@ -274,7 +274,12 @@ fn start_job_call(
     let params = read_job_arguments(&req.arguments)?;
     let cancel = CancelToken::new().map_err(CommandError::Cancel)?;
     let slot = shared.register(Kind::Tool { tool_call_id: req.tool_call_id.clone() }, Some(cancel.clone()))?;
-    shared.output.tool_accepted(id.as_ref(), JOB_TOOL_NAME, &req.tool_call_id, &req.arguments);
+    shared.output.tool_accepted(
+        id.as_ref(),
+        JOB_TOOL_NAME,
+        &req.tool_call_id,
+        &echoed(shared, &params, &req.arguments),
+    );
     let tool_call_id = req.tool_call_id.clone();
     let job = {
         let shared = shared.clone();
@@ -288,6 +293,27 @@ fn start_job_call(
         shared.output.tool_end_of(JOB_TOOL_NAME, &tool_call_id, &refused(e.to_string(), Details::default()));
     }
     Ok(())
+}
+
+/// The arguments a `job` call's `tool_execution_start` repeats: as sent, except an answer to a
+/// secret prompt (a password), which no event repeats.
+fn echoed<'v>(shared: &Shared, params: &bashrt_core::JobParams, arguments: &'v Value) -> std::borrow::Cow<'v, Value> {
+    let secret = params.input.is_some()
+        && params.id.is_some_and(|id| {
+            shared.runtime.jobs().list().iter().any(|j| j.id.0 == id && j.prompt.as_ref().is_some_and(|p| p.secret))
+        });
+    match (secret, arguments) {
+        (true, Value::Object(map)) => {
+            let mut map = map.clone();
+            for name in ["input", "text", "data", "chars"] {
+                if let Some(value) = map.get_mut(name) {
+                    *value = Value::String("[secret: not repeated]".to_string());
+                }
+            }
+            std::borrow::Cow::Owned(Value::Object(map))
+        }
+        _ => std::borrow::Cow::Borrowed(arguments),
+    }
 }
 
 /// `read_artifact`: runs on its own thread (a grep over a large artifact takes a while).
