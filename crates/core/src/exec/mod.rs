@@ -190,8 +190,8 @@ pub trait OutputConsumer {
 
     /// Whether the consumer follows what outlives the call as jobs (a front that yields): it then
     /// takes what the command leaves running ([`left_running`](Self::left_running)), and a
-    /// long-lived shell lends itself to the job the call becomes ([`shell_on_loan`]
-    /// (Self::shell_on_loan)).
+    /// long-lived shell lends itself to the job the call becomes
+    /// ([`shell_on_loan`](Self::shell_on_loan)).
     fn follows_jobs(&self) -> bool {
         false
     }
