@@ -220,16 +220,58 @@ pub(crate) fn terminate_orphans(orphans: &[ProcEntry]) {
 }
 
 /// Kills what a finished call left running in a long-lived shell that lives on: each process of
-/// `left` that is still the one listed (pid and start time), with everything descending from it and
-/// the groups those lead — never the group it shares with the shell, which is signalled member by
-/// member only.
+/// `left` that is still the one listed (pid and start time), everything descending from them and
+/// the groups they lead — never the group they share with the shell, which is signalled member by
+/// member only. All of them at once (one grace for all), however many there are.
 pub(crate) fn terminate_left(left: &[ProcEntry], grace: Duration) {
-    for entry in left {
-        let Some(now) = procfs::stat(entry.pid) else { continue };
-        if now.alive && now.start_time == entry.start_time {
-            // No group of its own: its tree is found by parent links alone.
-            Doomed::new(Tree::new(Pid::from_raw(now.pid), Pid::from_raw(0), &[])).terminate(grace);
+    Doomed::new(Left { own: Own::current(), listed: left, groups: HashSet::new() }).terminate(grace);
+    tracing::debug!(processes = left.len(), "left-running processes terminated");
+}
+
+/// Which processes [`terminate_left`] reaches (see there).
+struct Left<'a> {
+    own: Own,
+    listed: &'a [ProcEntry],
+    /// Groups a member leads, or is in without a live leader.
+    groups: HashSet<i32>,
+}
+
+impl Finder for Left<'_> {
+    fn find(&mut self, known: &[Pinned]) -> Vec<Pinned> {
+        let Ok(table) = procfs::processes() else {
+            return Vec::new();
+        };
+        let by_pid: std::collections::HashMap<i32, &ProcEntry> = table.iter().map(|e| (e.pid, e)).collect();
+        let mut members: HashSet<i32> = known.iter().map(|m| m.pid).collect();
+        let mut found: Vec<ProcEntry> = Vec::new();
+        for listed in self.listed {
+            let Some(now) = by_pid.get(&listed.pid) else { continue };
+            if members.contains(&now.pid) || !now.alive || now.start_time != listed.start_time {
+                continue;
+            }
+            if !self.own.may_signal(now.pid) {
+                continue;
+            }
+            if now.pgid == now.pid && self.own.may_signal_group(now.pgid) {
+                self.groups.insert(now.pgid);
+            }
+            members.insert(now.pid);
+            found.push(**now);
         }
+        // Their descendants, and the members of the groups they lead.
+        let listed_live: HashSet<i32> = self
+            .listed
+            .iter()
+            .filter(|e| by_pid.get(&e.pid).is_some_and(|now| now.start_time == e.start_time))
+            .map(|e| e.pid)
+            .collect();
+        let seeds: HashSet<i32> = members.union(&listed_live).copied().collect();
+        found.extend(closure(&table, &seeds, &mut self.groups, self.own, &HashSet::new()));
+        found.iter().map(Pinned::new).collect()
+    }
+
+    fn groups(&self) -> Vec<i32> {
+        self.groups.iter().copied().collect()
     }
 }
 

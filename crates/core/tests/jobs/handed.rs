@@ -65,3 +65,25 @@ fn a_lent_shell_whose_job_ends_first_comes_back_with_its_state() {
     assert!(back.text().ends_with("]\nD=4\n"), "{}", back.text());
     assert_eq!(back.details.shell.as_deref(), Some("reused the shell of earlier calls"));
 }
+
+#[test]
+fn a_kill_ends_hundreds_of_processes_left_running_at_once_and_spares_the_shell() {
+    let fx = fixture();
+    let tag = format!("{}.{}", std::process::id(), 1234);
+    let started = run(&fx, &format!("for i in $(seq 1 300); do sleep {tag} & done; marker=kept; echo spawned"));
+    assert!(
+        started.text().starts_with("spawned\n\n[300 background processes still running, followed as job 1."),
+        "{}",
+        started.text()
+    );
+    let killed = fx.job(JobAction::Kill, 1);
+    assert_eq!(killed.details.job.as_ref().map(|j| j.state), Some(JobState::Cancelled), "{}", killed.text());
+    let left = std::process::Command::new("pgrep").args(["-f", &format!("^sleep {tag}$")]).output().unwrap();
+    assert!(left.stdout.is_empty(), "still running: {}", String::from_utf8_lossy(&left.stdout));
+    // The long-lived shell they shared a process group with lives on, its state too.
+    let after = run(&fx, "echo \"$marker\"");
+    assert_eq!(
+        (after.text(), after.details.shell.as_deref()),
+        ("kept\n".into(), Some("reused the shell of earlier calls"))
+    );
+}
