@@ -220,7 +220,7 @@ pub(crate) fn run(runtime: &Arc<Runtime>, params: &JobParams, cancel: &CancelTok
     if let Some(secs) = params.deadline {
         let secs = secs.clamp(1.0, crate::validate::MAX_TIMEOUT_SECS);
         if let Err(why) = job.extend(std::time::Instant::now() + Duration::from_secs_f64(secs)) {
-            return refused(format!("Deadline not changed: job {id} {why}."), Details::default());
+            return refused(format!("Deadline of job {id} not changed: {why}."), Details::default());
         }
     }
     // What a wait waits for when no `until` is given, and how long by default.
@@ -249,7 +249,7 @@ pub(crate) fn run(runtime: &Arc<Runtime>, params: &JobParams, cancel: &CancelTok
             Err(key) => return refused(JobArgumentError::Key(key).to_string(), Details::default()),
         };
         if let Err(e) = job.write(input.as_bytes(), &keys, params.close == Some(true)) {
-            return refused(format!("Not written: job {id} {e}. {}", known(&jobs.list())), Details::default());
+            return refused(format!("Not written to job {id}: {e}. {}", known(&jobs.list())), Details::default());
         }
     }
     let secs = params.timeout.filter(|s| *s > 0.0).unwrap_or(default_secs).min(WAIT_MAX_SECS);

@@ -69,6 +69,11 @@ the text instead)",
             write("…\\n"),
             press("\"Down\", \"Enter\"")
         ),
+        Some(PromptKind::Password) if info.prompt.as_ref().is_some_and(|p| p.echoed) => format!(
+            "It asks for a password or a secret, and its terminal shows what is typed (the answer would be \
+in the output and its artifact): that is the user's to give — ask them, never make one up; {} sends it",
+            write("…\\n")
+        ),
         Some(PromptKind::Password) => format!(
             "It asks for a password or a secret: that is the user's to give — ask them, never make one up; \
 once they gave it, {} sends it (bashrt keeps no copy)",

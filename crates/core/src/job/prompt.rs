@@ -44,13 +44,19 @@ pub struct Prompt {
     /// It reads key by key (a terminal in raw mode: a pager, an editor, a menu), not a line.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub keys: bool,
+    /// What is typed shows in the output: a terminal with echo on (a password prompt that does not
+    /// hide its answer).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub echoed: bool,
 }
 
 impl Prompt {
     /// The prompt `last_line` makes, read by `reader` (a program's name) from a stdin pipe (`mode`
     /// `None`) or from a terminal set as `mode`.
     pub(crate) fn of(last_line: &[u8], reader: &str, mode: Option<TermMode>) -> Prompt {
-        let text = String::from_utf8_lossy(last_line).trim_end().to_string();
+        // As the view shows text: no escape sequences (an editor's status line is full of them).
+        let view = crate::view::ViewOptions { max_line_chars: PROMPT_MAX };
+        let text = crate::view::text_view(last_line, &view).trim_end().to_string();
         let lower = text.to_ascii_lowercase();
         let secret_words = ["password", "passphrase", "passcode", "pin:", "pin code", "token:", "secret", "otp"];
         let yes_no = ["[y/n]", "(y/n)", "[yes/no]", "(yes/no)", "y/n?", "[y/n/"];
@@ -69,7 +75,8 @@ impl Prompt {
         } else {
             PromptKind::Text
         };
-        Prompt { text, kind, secret: kind == PromptKind::Password, keys }
+        let echoed = mode.is_some_and(|m| m.echo && m.canonical);
+        Prompt { text, kind, secret: kind == PromptKind::Password, keys, echoed }
     }
 }
 
@@ -137,6 +144,9 @@ mod tests {
         assert_eq!(Prompt::of(b"Enter code: ", "python3", Some(cooked)).kind, PromptKind::Text);
         assert_eq!(Prompt::of(b"(END)", "less", Some(raw)).kind, PromptKind::Pager);
         assert_eq!(Prompt::of(b"~", "vim", Some(raw)).kind, PromptKind::Editor);
+        assert!(Prompt::of(b"Password: ", "bash", Some(cooked)).echoed, "echo on: the answer will show");
+        assert!(!hidden_prompt.echoed);
+        assert_eq!(Prompt::of(b"\x1b[1mName:\x1b[0m ", "python3", Some(cooked)).text, "Name:");
         // A program reading keys is not asked for a password, whatever its screen says.
         let menu = Prompt::of(b"Select password manager:", "fzf", Some(raw));
         assert_eq!((menu.kind, menu.secret), (PromptKind::Text, false));

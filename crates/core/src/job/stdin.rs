@@ -64,6 +64,11 @@ impl JobInput {
                 let mut typed: Vec<u8> = text.iter().map(|&b| if b == b'\n' { b'\r' } else { b }).collect();
                 typed.extend_from_slice(keys);
                 if close {
+                    // After a partial line the first ctrl-d only hands that line over; the second ends
+                    // the input, as at a keyboard.
+                    if typed.last().is_some_and(|&b| b != b'\r') {
+                        typed.push(END_OF_INPUT);
+                    }
                     typed.push(END_OF_INPUT);
                 }
                 let give_up = Instant::now() + WRITE_WAIT;

@@ -46,7 +46,7 @@ fn a_deadline_is_never_moved_sooner_and_unknown_or_ended_jobs_say_why() {
     let sooner = extend(&fx, 1, 5.0);
     assert!(sooner.is_error);
     assert!(
-        sooner.text().starts_with("Deadline not changed: job 1 its timeout kills it in 1m")
+        sooner.text().starts_with("Deadline of job 1 not changed: its timeout kills it in 1m")
             && sooner.text().contains("already; to stop it sooner, kill it."),
         "{}",
         sooner.text()
@@ -54,5 +54,5 @@ fn a_deadline_is_never_moved_sooner_and_unknown_or_ended_jobs_say_why() {
     release(&gate, "x\n");
     thread.join().unwrap();
     let ended = extend(&fx, 1, 600.0);
-    assert!(ended.text().ends_with("Deadline not changed: job 1 it has ended."), "{}", ended.text());
+    assert!(ended.text().ends_with("Deadline of job 1 not changed: it has ended."), "{}", ended.text());
 }

@@ -300,7 +300,7 @@ fn a_prompt_on_a_stdin_pipe_returns_at_once_and_write_answers_it() {
     assert_eq!(thread.join().unwrap().details.exit_code, Some(0));
     // A job that ended takes no more input, and says why.
     let late = write(&fx, 1, "more\n", false);
-    assert!(late.is_error && late.text().starts_with("Not written: job 1 it has ended."), "{}", late.text());
+    assert!(late.is_error && late.text().starts_with("Not written to job 1: it has ended."), "{}", late.text());
 }
 
 #[test]
@@ -335,7 +335,7 @@ fn a_read_of_another_file_is_not_waiting_for_input_and_null_stdin_jobs_take_none
     let refused = write(&fx, 2, "y\n", false);
     assert!(
         refused.text().starts_with(
-            "Not written: job 2 its stdin is not a pipe or a terminal: start the command with \"stdin\": \"pipe\""
+            "Not written to job 2: its stdin is not a pipe or a terminal: start the command with \"stdin\": \"pipe\""
         ),
         "{}",
         refused.text()

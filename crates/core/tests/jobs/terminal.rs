@@ -87,7 +87,7 @@ fn keys_need_a_terminal_and_a_refused_key_leaves_the_pipe_open() {
     assert!(
         refused.is_error
             && refused.text().starts_with(
-                "Not written: job 1 its stdin is not a terminal, so keys cannot be pressed: start the command \
+                "Not written to job 1: its stdin is not a terminal, so keys cannot be pressed: start the command \
                  with \"stdin\": \"pty\"."
             ),
         "{}",
@@ -136,5 +136,26 @@ fn pipe_and_terminal_calls_start_from_what_earlier_calls_defined() {
     let (yielded, thread) = fx.start(piped("echo \"$GREETING\"; f b; cat", 600_000));
     assert!(yielded.text().starts_with("hello\nfn-b\n\n[Waiting for input as job 2"), "{}", yielded.text());
     write(&fx, 2, "", true);
+    thread.join().unwrap();
+}
+
+#[test]
+fn a_password_prompt_that_echoes_says_so_and_closing_after_a_partial_line_ends_the_input() {
+    let fx = Fixture::new();
+    let (yielded, thread) = fx.start(terminal("read -r -p 'Password: ' p; echo \"len=${#p}\""));
+    let prompt = yielded.details.job.as_ref().and_then(|j| j.prompt.clone()).unwrap();
+    assert!(prompt.secret && prompt.echoed, "{prompt:?}");
+    let text = yielded.text();
+    assert!(
+        text.contains("its terminal shows what is typed (the answer would be in the output and its artifact)"),
+        "{text}"
+    );
+    assert!(!text.contains("bashrt keeps no copy"), "{text}");
+    write(&fx, 1, "pw\n", false);
+    thread.join().unwrap();
+
+    let (_, thread) = fx.start(terminal("read -r line; echo \"got [$line] $?\""));
+    let done = write(&fx, 2, "abc", true);
+    assert!(done.text().contains("got [abc] 1"), "{}", done.text());
     thread.join().unwrap();
 }
