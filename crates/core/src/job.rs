@@ -38,7 +38,7 @@ mod yielding;
 pub(crate) use info::format_secs;
 pub use info::{JobId, JobInfo, JobState};
 pub(crate) use keys::{encode as encode_keys, KEY_NAMES};
-pub(crate) use left::adopt;
+pub(crate) use left::{adopt, Settle};
 pub(crate) use notice::{answer, ended_notice, left_notice, one_line, so_far_and_deadline, yield_notice};
 pub(crate) use prompt::LastLine;
 pub use prompt::{Prompt, PromptKind};

@@ -200,7 +200,19 @@ pub(crate) fn run_on<'a>(
         let processes = left.count();
         let window = settings.sink_config(None);
         let grace = Duration::from_millis(settings.kill_grace_ms);
-        crate::job::adopt(runtime.jobs(), spec.command, left, execution.duration, window, grace)
+        // What they print from now on is kept whole, as a yielded call's output is.
+        let keep = spec.artifacts.map(|dir| {
+            let hold = SharedHold::default();
+            let allocator =
+                BudgetedAllocator { runtime: Arc::clone(runtime), dir: dir.clone(), hold: Arc::clone(&hold) };
+            let mut sink = OutputSink::new(settings.sink_config(None), Some(Box::new(allocator)));
+            sink.ensure_spilled();
+            let (runtime, dir) = (Arc::clone(runtime), dir.clone());
+            let settle: crate::job::Settle =
+                Box::new(move |spill: &Spill| settle_spill(&runtime, Some(&dir), spill, &hold));
+            (sink, settle)
+        });
+        crate::job::adopt(runtime.jobs(), spec.command, left, execution.duration, window, grace, keep)
             .map(|info| Box::new((info, processes)))
     });
     let mut sink = feed.into_sink();

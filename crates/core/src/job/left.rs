@@ -23,7 +23,10 @@ use crate::exec::LeftRunning;
 use crate::outcome::Outcome;
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::{pidfd, tree};
-use crate::sink::SinkConfig;
+use crate::sink::{OutputSink, SinkConfig, Spill};
+
+/// Settles the budget of a left job's artifact once its sink is finished (the run stage's).
+pub(crate) type Settle = Box<dyn FnOnce(&Spill) + Send>;
 
 /// The first interval between looks at the ports, doubling up to [`LAST_LOOK`] while nothing changes.
 const FIRST_LOOK: Duration = Duration::from_millis(100);
@@ -34,7 +37,8 @@ const WATCHED: usize = 64;
 
 /// Makes a job of what `command`'s call left running (it ran for `ran`), and starts following it;
 /// `None` when no thread or cancel token could be had (the call's notice then says only that they
-/// run). The processes are killed with `grace` on request.
+/// run). The processes are killed with `grace` on request. `keep`: a sink spilled to an artifact that
+/// keeps their whole output from now on, and what settles its budget at the end.
 pub(crate) fn adopt(
     jobs: &Jobs,
     command: &str,
@@ -42,6 +46,7 @@ pub(crate) fn adopt(
     ran: Duration,
     window: SinkConfig,
     grace: Duration,
+    keep: Option<(OutputSink, Settle)>,
 ) -> Option<JobInfo> {
     let cancel = CancelToken::new().ok()?;
     let started = Instant::now().checked_sub(ran).unwrap_or_else(Instant::now);
@@ -54,7 +59,7 @@ pub(crate) fn adopt(
         window,
         lines_before: 0,
         bytes_before: 0,
-        artifact: None,
+        artifact: keep.as_ref().and_then(|(sink, _)| sink.spilled_to()),
         stdin: None,
         last_line: super::LastLine::default(),
     });
@@ -62,7 +67,7 @@ pub(crate) fn adopt(
     let follower = Arc::clone(&job);
     let spawned = std::thread::Builder::new()
         .name("bashrt-left-job".into())
-        .spawn(move || follow(&follower, left, &cancel, grace));
+        .spawn(move || follow(&follower, left, &cancel, grace, keep));
     match spawned {
         Ok(_) => Some(info),
         Err(_) => {
@@ -73,7 +78,20 @@ pub(crate) fn adopt(
 }
 
 /// Reads the pipes and watches the processes until they are all gone, or kills them on a cancel.
-fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration) {
+fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration, keep: Option<(OutputSink, Settle)>) {
+    let (mut kept, settle) = match keep {
+        Some((sink, settle)) => (Some(sink), Some(settle)),
+        None => (None, None),
+    };
+    follow_into(job, left, cancel, grace, &mut kept);
+    if let (Some(sink), Some(settle)) = (kept, settle) {
+        let output = sink.finish();
+        job.set_artifact(output.spill().artifact());
+        settle(output.spill());
+    }
+}
+
+fn follow_into(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration, kept: &mut Option<OutputSink>) {
     let LeftRunning { mut processes, mut outputs } = left;
     // Each process by a pidfd opened while it is still the process listed (a pid may be reused); the
     // ones whose parent is not among them first, and at most [`WATCHED`] (a command that left
@@ -95,7 +113,7 @@ fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration) {
     let mut look_every = FIRST_LOOK;
     loop {
         if alive.is_empty() {
-            read_ready(job, &mut outputs, &mut buf, &mut lines, &mut bytes);
+            read_ready(job, kept, &mut outputs, &mut buf, &mut lines, &mut bytes);
             job.end(None, job.elapsed());
             return;
         }
@@ -114,11 +132,11 @@ fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration) {
         };
         if cancel.is_cancelled() {
             tree::terminate_left(&processes, grace);
-            read_ready(job, &mut outputs, &mut buf, &mut lines, &mut bytes);
+            read_ready(job, kept, &mut outputs, &mut buf, &mut lines, &mut bytes);
             job.end(Some(Outcome::Cancelled), job.elapsed());
             return;
         }
-        if woken && read_ready(job, &mut outputs, &mut buf, &mut lines, &mut bytes) {
+        if woken && read_ready(job, kept, &mut outputs, &mut buf, &mut lines, &mut bytes) {
             last_output = Instant::now();
             look_every = FIRST_LOOK;
         }
@@ -146,7 +164,14 @@ fn follow(job: &Job, left: LeftRunning, cancel: &CancelToken, grace: Duration) {
 /// Reads what the pipes hold now, a few chunks of each at most (a writer that never pauses cannot
 /// keep the loop from its other work), into the job; a pipe at its end is dropped. True when any
 /// output came.
-fn read_ready(job: &Job, outputs: &mut Vec<OwnedFd>, buf: &mut [u8], lines: &mut u64, bytes: &mut u64) -> bool {
+fn read_ready(
+    job: &Job,
+    kept: &mut Option<OutputSink>,
+    outputs: &mut Vec<OwnedFd>,
+    buf: &mut [u8],
+    lines: &mut u64,
+    bytes: &mut u64,
+) -> bool {
     const READS_PER_WAKE: usize = 16;
     let mut any = false;
     outputs.retain(|fd| {
@@ -157,6 +182,10 @@ fn read_ready(job: &Job, outputs: &mut Vec<OwnedFd>, buf: &mut [u8], lines: &mut
                     let chunk = &buf[..n];
                     *lines += bytecount::count(chunk, b'\n') as u64;
                     *bytes += n as u64;
+                    if let Some(sink) = kept.as_mut() {
+                        sink.push(chunk);
+                        sink.flush_spill();
+                    }
                     job.push(chunk, *lines, *bytes);
                     any = true;
                 }

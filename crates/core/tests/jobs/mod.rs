@@ -389,6 +389,12 @@ fn a_process_left_running_with_ampersand_is_followed_as_a_job_that_listens_and_i
     let text = listening.text();
     assert!(text.starts_with("serving\nport "), "what it printed after the call ended: {text}");
     assert_eq!(listening.details.job.as_ref().map(|j| j.state), Some(JobState::Listening), "{text}");
+    // What they print from now on is kept whole, in an artifact of its own.
+    let artifact = listening.details.job.as_ref().and_then(|j| j.artifact_id).expect("an artifact");
+    assert!(text.contains(&format!("Full output: {}", artifact.url())), "{text}");
+    let dir = fx.tool.runtime().artifacts(&SessionName::parse("jobs").unwrap()).unwrap();
+    let (_, path) = dir.resolve(&artifact.url()).unwrap();
+    assert!(std::fs::read_to_string(path).unwrap().starts_with("serving\nport "));
     // While it runs, other calls do not repeat that something runs: the job tool lists it.
     let other = fx.tool.execute_yielding(
         &params("echo other", 30_000),
