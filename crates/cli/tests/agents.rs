@@ -235,7 +235,13 @@ fn assert_the_model_got_bashrts_view(received: &[Received], flags_errors: bool, 
         }
     }
 
-    assert_eq!((texts[0], received[0].is_error), ("hello\n", false));
+    // An agent that hands its server credentials in the environment (Claude Code: its API key) hears
+    // once, in the first result, that the sandbox left them out: their names, never their values.
+    let (first, told) = texts[0].split_at(texts[0].find("\n\n").unwrap_or(texts[0].len()));
+    assert_eq!((first.trim_end(), received[0].is_error), ("hello", false), "{}", texts[0]);
+    if !told.is_empty() {
+        assert!(told.starts_with("\n\n[Sandbox: ") && told.contains("left out of the environment: "), "{told}");
+    }
 
     assert_eq!(texts[1], "oops\n\nCommand exited with code 3");
     assert_eq!(received[1].is_error, flags_errors);

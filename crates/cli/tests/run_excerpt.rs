@@ -42,7 +42,8 @@ fn a_rustc_error_between_1200_warnings_is_shown_numbered_with_its_location() {
     let env = Env::new();
     write_crates(&env);
     // Like a build of several crates: a noisy one, the broken one, another noisy one.
-    let rustc = format!("{} --edition 2021 --color never -o /dev/null", rustc().display());
+    // `-o /dev/null` would make rustc create its temporary directory in `/dev`, which the sandbox refuses.
+    let rustc = format!("{} --edition 2021 --color never -o prog", rustc().display());
     let command = format!("{rustc} noisy.rs 2>&1; {rustc} broken.rs 2>&1; {rustc} noisy.rs 2>&1");
     let (v, _) = env.run_json(&[], &command);
     let t = text(&v);

@@ -30,6 +30,7 @@ mod run_excerpt;
 mod run_lifecycle;
 mod run_output;
 mod run_pipeline;
+mod sandbox;
 mod security;
 mod sessions;
 mod tui_exit;

@@ -299,6 +299,13 @@ impl AgentSession {
             None => Timeout::unlimited(),
         };
         let artifacts = self.session.artifacts();
+        let sandbox = match self.runtime.settings().sandbox.session_commands {
+            true => match crate::run::sandbox_use(&self.runtime, cwd) {
+                Ok(sandbox) => sandbox,
+                Err(refusal) => return refused(cwd, refusal),
+            },
+            false => crate::result::SandboxUse::Off,
+        };
         let spec = RunSpec {
             command: command.trim(),
             status: StatusMode::AsIs,
@@ -314,6 +321,7 @@ impl AgentSession {
             on_update: None,
             yielding: None,
             stdin: crate::arguments::StdinMode::Null,
+            sandbox,
         };
         match run(&self.runtime, spec) {
             Ok(report) => {

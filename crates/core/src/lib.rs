@@ -77,6 +77,7 @@ mod result;
 mod retention;
 mod run;
 mod runtime;
+mod sandbox;
 mod scan;
 mod schema;
 mod session;
@@ -122,6 +123,10 @@ pub use process::marker::MARKER_VAR;
 pub use process::children::{adopt_orphans, AdoptError};
 pub use reaper::{prefork_watchdog, PreforkError};
 pub use retention::{GcPlan, Removal};
+pub use sandbox::{
+    CacheRoots, Certainty, Denial, DenialKind, Fallback, Mode as SandboxMode, Network as SandboxNetwork, Sandbox,
+    SandboxError, SandboxSettings,
+};
 pub use session::{Session, SessionError, SessionName, StateDir};
 pub use settings::{Settings, SettingsError, ViewMode, VirtualTerminal};
 

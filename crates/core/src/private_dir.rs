@@ -185,7 +185,7 @@ pub(crate) fn is_own_regular_file(meta: &Metadata) -> bool {
     meta.file_type().is_file() && meta.uid() == current_uid()
 }
 
-fn current_uid() -> u32 {
+pub(crate) fn current_uid() -> u32 {
     // SAFETY: getuid(2) takes nothing and cannot fail.
     unsafe { libc::getuid() }
 }

@@ -11,6 +11,7 @@
 mod needs_input;
 mod notices;
 mod output;
+mod sandbox;
 
 use serde::Serialize;
 
@@ -25,6 +26,8 @@ pub(crate) use needs_input::gives_itself_input;
 pub use notices::{append_notices, refused};
 pub(crate) use notices::{prepend_ended, shape_tool_result, shape_yielded, timed_out_notice};
 pub(crate) use output::{shape_output, Limits, RunReport};
+pub use sandbox::SandboxDetails;
+pub(crate) use sandbox::SandboxUse;
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
 ///
@@ -145,6 +148,9 @@ pub struct Details {
     /// Problems that did not stop the call (e.g. an invalid interceptor rule).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The sandbox's refusals, the variables it left out, or that it could not confine the command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxDetails>,
     /// The job this result is about: the one a yielded call became, or the one a `job` call read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<Box<crate::job::JobInfo>>,

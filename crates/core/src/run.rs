@@ -54,6 +54,8 @@ pub(crate) struct RunSpec<'a, 'f> {
     /// The command's stdin: `/dev/null`, or a pipe or a terminal that its job then holds (only with
     /// `yielding`; a terminal with no UI to show it).
     pub stdin: StdinMode,
+    /// What confines the command.
+    pub sandbox: crate::result::SandboxUse,
 }
 
 /// How a call yields: when, and what its yielded result carries besides the output so far.
@@ -70,6 +72,21 @@ pub(crate) struct YieldSpec<'f> {
     pub now: Option<crate::job::YieldNow>,
     /// A program waiting for input makes the call yield (not where a person at a UI answers it).
     pub on_input: bool,
+}
+
+/// How a command run in `cwd` is confined: by the runtime's sandbox, or not (`sandbox.mode =
+/// "off"`), or, where the kernel cannot confine it, not at all under `sandbox.fallback = "warn"`;
+/// `Err(refusal)` under `"refuse"`.
+pub(crate) fn sandbox_use(runtime: &Runtime, cwd: &Path) -> Result<crate::result::SandboxUse, String> {
+    use crate::result::SandboxUse;
+    match runtime.sandbox_for(cwd) {
+        Ok(Some(sandbox)) => Ok(SandboxUse::On(sandbox)),
+        Ok(None) => Ok(SandboxUse::Off),
+        Err(e) => match runtime.settings().sandbox.fallback {
+            crate::sandbox::Fallback::Refuse => Err(e.refusal()),
+            crate::sandbox::Fallback::Warn => Ok(SandboxUse::Unconfined(e.to_string())),
+        },
+    }
 }
 
 /// Why a command could not be run at all (a command that failed is a report, not an error).
@@ -115,12 +132,16 @@ pub(crate) fn run_on<'a>(
         kill_grace: Duration::from_millis(settings.kill_grace_ms),
         cwd_mode: spec.cwd_mode,
         session: spec.session.map(str::to_owned),
-        snapshot: runtime.snapshot(&shell),
+        snapshot: match spec.sandbox.confining() {
+            Some(sandbox) => runtime.snapshot(&shell).and_then(|held| sandbox.snapshot(&held)),
+            None => runtime.snapshot(&shell),
+        },
         prefix: settings.command_prefix.clone(),
         split_stdout: spec.status == StatusMode::ExtractedLastStage,
         interactive: false,
         seed: None,
         stdin_pipe: spec.stdin == StdinMode::Pipe,
+        sandbox: spec.sandbox.confining().cloned(),
         shell,
     };
     // A call with a shell of its own for its input (a pipe, a terminal) starts from the session's
@@ -261,6 +282,7 @@ pub(crate) fn run_on<'a>(
             && left_job.is_none()
             && runtime.jobs().running_count() > 0,
         left_job,
+        sandbox: spec.sandbox,
     })
 }
 

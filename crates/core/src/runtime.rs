@@ -46,6 +46,8 @@ pub struct Runtime {
     single_call: bool,
     /// Commands that outlived their call.
     jobs: crate::job::Jobs,
+    /// The sandboxes of the workspaces commands ran in.
+    sandboxes: crate::sandbox::SandboxCache,
 }
 
 /// `extra` as given to [`Runtime::command_env`], and the variables built for it.
@@ -165,6 +167,7 @@ impl RuntimeBuilder {
             warnings,
             single_call: self.single_call,
             jobs: crate::job::Jobs::default(),
+            sandboxes: crate::sandbox::SandboxCache::default(),
             settings: Arc::new(settings),
         })
     }
@@ -192,6 +195,14 @@ impl Runtime {
     /// Whether the runtime serves one call and is closed after it ([`RuntimeBuilder::single_call`]).
     pub fn is_single_call(&self) -> bool {
         self.single_call
+    }
+
+    /// The sandbox for a tool call's command run in `cwd`; `Ok(None)` when `sandbox.mode` is `off`.
+    pub fn sandbox_for(
+        &self,
+        cwd: &Path,
+    ) -> Result<Option<Arc<crate::sandbox::Sandbox>>, crate::sandbox::SandboxError> {
+        self.sandboxes.get(&self.settings.sandbox, cwd)
     }
 
     /// The settings every call of this runtime uses.

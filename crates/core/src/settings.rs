@@ -91,6 +91,8 @@ pub struct Settings {
     /// `bash.errorSignatures` (the base set, default: the built-in one) and
     /// `bash.extraErrorSignatures` (checked first), shared by every call.
     pub error_signatures: Arc<SignatureSet>,
+    /// `sandbox.*`: what tool calls' commands may write, read and reach.
+    pub sandbox: crate::sandbox::SandboxSettings,
 }
 
 /// `bash.yieldMs` by default: below the 60 s a client waits for a tool call by default (MCP's).
@@ -126,6 +128,7 @@ impl Default for Settings {
             keep_recent_secs: 60,
             view: ViewMode::Smart,
             error_signatures: SignatureSet::defaults(),
+            sandbox: crate::sandbox::SandboxSettings::default(),
         }
     }
 }
@@ -294,7 +297,10 @@ impl Settings {
                 }
                 self.env = env;
             }
-            _ => return Ok(Some(format!("unknown setting {key} ignored"))),
+            _ => match key.strip_prefix("sandbox.") {
+                Some(rest) if self.sandbox.set(rest, &value).map_err(|e| bad(&e))? => {}
+                _ => return Ok(Some(format!("unknown setting {key} ignored"))),
+            },
         }
         Ok(None)
     }

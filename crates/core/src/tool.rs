@@ -295,6 +295,10 @@ impl BashTool {
                 details,
             );
         }
+        let sandbox = match crate::run::sandbox_use(&self.runtime, &cwd) {
+            Ok(sandbox) => sandbox,
+            Err(refusal) => return refused(refusal, details),
+        };
         let yielding = yielding.map(|y| YieldSpec {
             after,
             call_id: y.call_id,
@@ -332,6 +336,7 @@ impl BashTool {
             on_update: ctx.on_update.map(|f| f as &mut dyn FnMut(&str)),
             yielding,
             stdin,
+            sandbox,
         };
         let report = match run_on(&self.runtime, spec, terminal) {
             Ok(report) => report,

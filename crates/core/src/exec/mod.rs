@@ -94,6 +94,9 @@ pub struct ExecRequest {
     /// ([`OutputConsumer::stdin_opened`]). One-shot executions only: a long-lived shell runs such a
     /// request in a one-shot shell.
     pub stdin_pipe: bool,
+    /// Confine the shell ([`Sandbox::confine`](crate::sandbox::Sandbox)); part of the
+    /// [`ShellKey`](crate::shell::ShellKey) by its digest.
+    pub sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 impl Default for ExecRequest {
@@ -113,6 +116,7 @@ impl Default for ExecRequest {
             interactive: false,
             seed: None,
             stdin_pipe: false,
+            sandbox: None,
         }
     }
 }

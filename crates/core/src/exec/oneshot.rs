@@ -1,5 +1,6 @@
 //! The one-shot executor: a fresh `<shell> -c <script>` per call, in its own process group, spawned
-//! with `posix_spawn` (no `pre_exec`, so the runtime itself is never forked). Promises: the child gets
+//! with `posix_spawn` (no `pre_exec`, so the runtime itself is never forked; a confined or interactive
+//! shell is forked, to set itself up before `exec`). Promises: the child gets
 //! exactly fds 0 (/dev/null), 1 and 2 (one shared pipe, or two when stdout is split off); `$0` is the
 //! shell's name and the script is the command alone, so bash's messages read as under `bash -c`; every
 //! process of the call carries its own marker (`BASHRT_RUNTIME=<token>.<n>`); the shell is always
@@ -112,6 +113,9 @@ impl Executor for OneShotExecutor {
         }
         if let Some(value) = &marker {
             command.env(MARKER_VAR, value);
+        }
+        if let Some(sandbox) = &req.sandbox {
+            sandbox.confine(&mut command);
         }
         let mark = marker.as_deref().map_or(Mark::Unmarked, Mark::Call);
         // Killed with its tree and reaped if this returns early (an I/O error, a panicking consumer).

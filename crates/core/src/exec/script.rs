@@ -74,7 +74,7 @@ pub(crate) fn sourcing_snapshot<'a>(snapshot: Option<&std::path::Path>, script: 
 /// carried state (see `ExecRequest::seed`); `None` when there is neither, or the shell is not bash
 /// (which gets [`sourcing_snapshot`] instead). Bash reads it off the script's lines, so that its
 /// messages number the command's lines from 1 as `bash -c` does.
-pub(crate) fn bash_env_file(req: &super::ExecRequest) -> std::io::Result<Option<crate::process::memfile::MemFile>> {
+pub(crate) fn bash_env_file(req: &super::ExecRequest) -> std::io::Result<Option<BashEnvFile>> {
     if !super::is_bash(&req.shell) || (req.snapshot.is_none() && req.seed.is_none()) {
         return Ok(None);
     }
@@ -89,7 +89,28 @@ pub(crate) fn bash_env_file(req: &super::ExecRequest) -> std::io::Result<Option<
     if let Some(seed) = &req.seed {
         text.extend_from_slice(seed);
     }
-    crate::process::memfile::MemFile::holding("bashrt-bash-env", &text).map(Some)
+    match req.sandbox {
+        // A confined shell cannot open the runtime's descriptors (see `shell::persistent::pipes`).
+        Some(_) => {
+            super::script_file::ScriptFile::create_bytes(&text).map(|f| Some(BashEnvFile::File(f))).map_err(|(_, e)| e)
+        }
+        None => crate::process::memfile::MemFile::holding("bashrt-bash-env", &text).map(|f| Some(BashEnvFile::Mem(f))),
+    }
+}
+
+/// The file `BASH_ENV` names: a sealed memfd, or, for a confined shell, a private file.
+pub(crate) enum BashEnvFile {
+    Mem(crate::process::memfile::MemFile),
+    File(super::script_file::ScriptFile),
+}
+
+impl BashEnvFile {
+    pub(crate) fn path(&self) -> &std::ffi::OsStr {
+        match self {
+            Self::Mem(file) => file.path().as_ref(),
+            Self::File(file) => file.path().as_os_str(),
+        }
+    }
 }
 
 /// What a fresh bash reads through `BASH_ENV` before its `-c` text: the snapshot, then `BASH_ENV` set

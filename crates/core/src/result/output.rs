@@ -78,6 +78,8 @@ pub(crate) struct RunReport<'a> {
     /// Jobs run, which follow what earlier calls left running: the background count is theirs, and
     /// the `job` tool lists them, so no notice repeats it.
     pub background_followed: bool,
+    /// What confined the command, and what to say of it.
+    pub sandbox: super::sandbox::SandboxUse,
 }
 
 impl<'a> RunReport<'a> {
@@ -115,6 +117,7 @@ impl<'a> RunReport<'a> {
             left_job: None,
             carried: None,
             background_followed: false,
+            sandbox: super::sandbox::SandboxUse::Off,
         }
     }
 }

@@ -43,7 +43,6 @@ use crate::exec::{ExecError, Flow, OutputConsumer, ReplaceReason};
 use crate::outcome::Outcome;
 use crate::process::child::{ChildKiller, Mark, OwnedChild, SpawnError};
 use crate::process::marker::marker_of;
-use crate::process::memfile::MemFile;
 use crate::process::pipe::{bytes_available, held_output_pipe};
 use crate::process::procfs::{self, ProcEntry};
 use crate::process::{pidfd, tree};
@@ -54,7 +53,7 @@ mod start;
 mod wait;
 
 use background::alive;
-use pipes::{OutputSlots, RunnerPipe};
+use pipes::{CommandFile, OutputSlots, RunnerPipe, Transport};
 
 /// Below this many open files a shell cannot be trusted to run the next command: bash needs fds 0–2,
 /// the runner's files, and its redirections save copies at fd 10 and up.
@@ -89,6 +88,8 @@ pub(crate) struct ShellSpec<'a> {
     pub snapshot: Option<&'a Path>,
     /// Where the shell process starts.
     pub cwd: &'a Path,
+    /// Confines the shell for its whole life.
+    pub sandbox: Option<&'a std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 /// One command to run.
@@ -150,7 +151,7 @@ pub(crate) struct PersistentShell {
     /// Reports, written by the runner.
     reports: RunnerPipe,
     report_buf: Vec<u8>,
-    command: MemFile,
+    command: CommandFile,
     slots: OutputSlots,
     record: Vec<u8>,
     nonce: u64,
@@ -173,6 +174,9 @@ pub(crate) struct PersistentShell {
     /// last walk did not see. `None` where the kernel does not offer the file.
     children: Option<std::fs::File>,
     children_buf: Vec<u8>,
+    /// Where the runner's files are; last, so that the directory of a FIFO transport is removed
+    /// after the descriptors are closed.
+    _transport: Transport,
 }
 
 /// How the wait for a call ended.
@@ -285,8 +289,8 @@ impl PersistentShell {
             text.push(0);
             self.command.write(&text).map_err(ExecError::Setup)?;
         }
-        let (read, write) = held_output_pipe().map_err(ExecError::Setup)?;
-        let stdout_pipe = if call.split_stdout { Some(held_output_pipe().map_err(ExecError::Setup)?) } else { None };
+        let (read, write) = self.slots.pipe(false).map_err(ExecError::Setup)?;
+        let stdout_pipe = if call.split_stdout { Some(self.slots.pipe(true).map_err(ExecError::Setup)?) } else { None };
         // The slots hold the write ends until the command is over: the shell opens them by path.
         self.slots.lend(&write, stdout_pipe.as_ref().map(|(_, write)| write)).map_err(ExecError::Setup)?;
         drop(write);

@@ -160,7 +160,7 @@ impl PtySession {
         req: &ExecRequest,
         script: &str,
         size: PtySize,
-        bash_env: Option<&str>,
+        bash_env: Option<&std::ffi::OsStr>,
     ) -> Result<Self, PtyError> {
         let winsize = size.winsize();
         let pty = nix::pty::openpty(&winsize, None).map_err(|e| PtyError::Open(e.into()))?;
@@ -204,6 +204,9 @@ impl PtySession {
                 }
                 Ok(())
             });
+        }
+        if let Some(sandbox) = &req.sandbox {
+            sandbox.confine(&mut command);
         }
         let terminal = Stdin::of_fd(slave.as_fd()).ok();
         let spawned = OwnedChild::spawn(command, marker_of(&req.env).map_or(Mark::Unmarked, Mark::Runtime));

@@ -1,21 +1,97 @@
-//! The descriptors a long-lived shell opens by path: the runner's pipes, and the two output slots.
+//! The descriptors a long-lived shell opens by path: the runner's pipes, the command's text, and the
+//! two output slots.
+//!
+//! Two transports, one protocol. An unconfined shell opens the runtime's own descriptors by path
+//! (`/proc/<our pid>/fd/<n>`): nothing is on the filesystem. A confined shell cannot: Landlock lets
+//! a sandboxed process reach no other process's descriptors (the check of `ptrace`, which
+//! `/proc/<pid>/fd` makes). It opens FIFOs and a file in a private directory of its own instead, in
+//! the sandbox's writable runner directory; each call's output still gets a pipe of its own (a fresh
+//! FIFO renamed over the slot's path), so what an earlier call left running never writes into a
+//! later call's output.
+
+use std::ffi::CString;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use super::*;
 
-/// A pipe the shell opens by path (`/proc/<our pid>/fd/<read end>`), both ends held here.
+/// Where a shell's runner files are: see the module docs.
+pub(super) enum Transport {
+    Proc,
+    /// The shell's private directory, removed with the shell.
+    Fifo(tempfile::TempDir),
+}
+
+impl Transport {
+    /// The transport of a shell confined by `sandbox`, if any: a fresh 0700 directory in its runner
+    /// directory.
+    pub(super) fn for_shell(sandbox: Option<&std::sync::Arc<crate::sandbox::Sandbox>>) -> io::Result<Self> {
+        match sandbox {
+            None => Ok(Self::Proc),
+            Some(sandbox) => Ok(Self::Fifo(
+                tempfile::Builder::new()
+                    .prefix("shell-")
+                    .permissions(std::fs::Permissions::from_mode(0o700))
+                    .tempdir_in(sandbox.runner_dir())?,
+            )),
+        }
+    }
+
+    fn dir(&self) -> Option<&Path> {
+        match self {
+            Self::Proc => None,
+            Self::Fifo(dir) => Some(dir.path()),
+        }
+    }
+}
+
+/// A FIFO made at `path` (0600), opened read-write: both ends held here, so that neither the
+/// runtime's open nor the shell's ever waits for the other.
+fn fifo(path: &Path) -> io::Result<OwnedFd> {
+    make_fifo(path)?;
+    open_fifo(path, OFlag::O_RDWR)
+}
+
+fn make_fifo(path: &Path) -> io::Result<()> {
+    let name = CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: `name` is a valid C string for the duration of the call.
+    if unsafe { libc::mkfifo(name.as_ptr(), 0o600) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn open_fifo(path: &Path, how: OFlag) -> io::Result<OwnedFd> {
+    let flags = how | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
+    Ok(nix::fcntl::open(path, flags, nix::sys::stat::Mode::empty())?)
+}
+
+/// A pipe the shell opens by path, both ends held here.
 pub(super) struct RunnerPipe {
     pub(super) read: OwnedFd,
     pub(super) write: OwnedFd,
+    path: String,
 }
 
 impl RunnerPipe {
-    pub(super) fn new() -> io::Result<Self> {
-        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
-        Ok(Self { read, write })
+    /// `name`: the FIFO's name under a [`Transport::Fifo`].
+    pub(super) fn new(transport: &Transport, name: &str) -> io::Result<Self> {
+        match transport.dir() {
+            None => {
+                let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+                let path = format!("/proc/{}/fd/{}", std::process::id(), read.as_raw_fd());
+                Ok(Self { read, write, path })
+            }
+            Some(dir) => {
+                let path = dir.join(name);
+                let read = fifo(&path)?;
+                let write = read.try_clone()?;
+                Ok(Self { read, write, path: path.to_string_lossy().into_owned() })
+            }
+        }
     }
 
     pub(super) fn path(&self) -> String {
-        format!("/proc/{}/fd/{}", std::process::id(), self.read.as_raw_fd())
+        self.path.clone()
     }
 
     pub(super) fn queued(&self) -> usize {
@@ -37,17 +113,49 @@ pub(super) struct OutputSlots {
     null: OwnedFd,
     /// Whether `stdout` holds a call's pipe.
     stdout_lent: bool,
+    /// Under [`Transport::Fifo`], the directory of the slots' FIFOs.
+    fifo_dir: Option<PathBuf>,
 }
 
 impl OutputSlots {
-    pub(super) fn new() -> io::Result<Self> {
+    pub(super) fn new(transport: &Transport) -> io::Result<Self> {
         let null: OwnedFd = std::fs::OpenOptions::new().write(true).open("/dev/null")?.into();
-        Ok(Self { output: null.try_clone()?, stdout: null.try_clone()?, null, stdout_lent: false })
+        let fifo_dir = transport.dir().map(Path::to_path_buf);
+        Ok(Self { output: null.try_clone()?, stdout: null.try_clone()?, null, stdout_lent: false, fifo_dir })
     }
 
     pub(super) fn paths(&self) -> (String, String) {
-        let pid = std::process::id();
-        (format!("/proc/{pid}/fd/{}", self.output.as_raw_fd()), format!("/proc/{pid}/fd/{}", self.stdout.as_raw_fd()))
+        match &self.fifo_dir {
+            None => {
+                let pid = std::process::id();
+                (
+                    format!("/proc/{pid}/fd/{}", self.output.as_raw_fd()),
+                    format!("/proc/{pid}/fd/{}", self.stdout.as_raw_fd()),
+                )
+            }
+            Some(dir) => (dir.join("output").display().to_string(), dir.join("stdout").display().to_string()),
+        }
+    }
+
+    /// A new pipe for a call's output (`stdout`: for its split-off stdout), `(read, write)`, both
+    /// non-blocking; [`Self::lend`] puts the write end where the runner opens it. Under a FIFO
+    /// transport, a fresh FIFO renamed over the slot's path.
+    pub(super) fn pipe(&self, stdout: bool) -> io::Result<(OwnedFd, OwnedFd)> {
+        let Some(dir) = &self.fifo_dir else { return held_output_pipe() };
+        let name = if stdout { "stdout" } else { "output" };
+        let fresh = dir.join(format!("{name}.new"));
+        make_fifo(&fresh).or_else(|_| {
+            // One left by a call that failed half-way.
+            let _ = std::fs::remove_file(&fresh);
+            make_fifo(&fresh)
+        })?;
+        // Not read-write: the reader must see the end of the output once the shell and its
+        // processes close their ends. A non-blocking open for reading never waits; for writing it
+        // succeeds once there is a reader.
+        let reader = open_fifo(&fresh, OFlag::O_RDONLY)?;
+        let writer = open_fifo(&fresh, OFlag::O_WRONLY)?;
+        std::fs::rename(&fresh, dir.join(name))?;
+        Ok((reader, writer))
     }
 
     /// Puts a call's pipes (write ends) in the slots, close-on-exec like every descriptor of the
@@ -71,6 +179,49 @@ impl OutputSlots {
         if std::mem::take(&mut self.stdout_lent) {
             if let Err(error) = nix::unistd::dup3(&self.null, &mut self.stdout, OFlag::O_CLOEXEC) {
                 tracing::debug!(%error, "stdout slot kept the call's pipe");
+            }
+        }
+    }
+}
+
+/// Where the runner reads a command too long (or not ASCII) to travel in the call record: a sealed
+/// memfd under [`Transport::Proc`], a file rewritten per call (written aside, then renamed into
+/// place) under [`Transport::Fifo`].
+pub(super) enum CommandFile {
+    Mem(crate::process::memfile::MemFile),
+    File(PathBuf),
+}
+
+impl CommandFile {
+    pub(super) fn new(transport: &Transport) -> io::Result<Self> {
+        match transport.dir() {
+            None => Ok(Self::Mem(crate::process::memfile::MemFile::new("bashrt-command")?)),
+            Some(dir) => Ok(Self::File(dir.join("command"))),
+        }
+    }
+
+    pub(super) fn path(&self) -> String {
+        match self {
+            Self::Mem(file) => file.path().to_string(),
+            Self::File(path) => path.display().to_string(),
+        }
+    }
+
+    pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Mem(file) => file.write(bytes),
+            Self::File(path) => {
+                let fresh = path.with_extension("new");
+                let _ = std::fs::remove_file(&fresh);
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                    .open(&fresh)?;
+                file.write_all(bytes)?;
+                drop(file);
+                std::fs::rename(&fresh, path)
             }
         }
     }

@@ -13,17 +13,19 @@ impl PersistentShell {
         deadline: Option<Instant>,
     ) -> Result<Self, StartError> {
         let setup = |e: io::Error| StartError::Exec(ExecError::Setup(e));
-        let calls_pipe = RunnerPipe::new().map_err(setup)?;
-        let reports = RunnerPipe::new().map_err(setup)?;
-        let command = MemFile::new("bashrt-command").map_err(setup)?;
-        let slots = OutputSlots::new().map_err(setup)?;
+        let transport = Transport::for_shell(spec.sandbox).map_err(setup)?;
+        let calls_pipe = RunnerPipe::new(&transport, "calls").map_err(setup)?;
+        let reports = RunnerPipe::new(&transport, "reports").map_err(setup)?;
+        let command = CommandFile::new(&transport).map_err(setup)?;
+        let slots = OutputSlots::new(&transport).map_err(setup)?;
         let nonce = RandomState::new().hash_one((std::process::id(), Instant::now(), calls_pipe.read.as_raw_fd()));
         let tag = protocol::runner_tag(nonce);
         let (call_path, report_path) = (calls_pipe.path(), reports.path());
         let (output_path, stdout_path) = slots.paths();
+        let command_path = command.path();
         let paths = RunnerPaths {
             call: &call_path,
-            command: command.path(),
+            command: &command_path,
             report: &report_path,
             output: &output_path,
             stdout: &stdout_path,
@@ -63,6 +65,7 @@ impl PersistentShell {
             walked_at: Instant::now(),
             children: std::fs::File::open(format!("/proc/{pid}/task/{pid}/children")).ok(),
             children_buf: Vec::new(),
+            _transport: transport,
         };
 
         let init = protocol::init_script(spec.snapshot);
@@ -99,6 +102,7 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> crate::shell::pool_thread:
     let cwd = spec.cwd.to_path_buf();
     let env = spec.env.to_vec();
     let marker = marker_of(&env).map(std::ffi::OsStr::to_os_string);
+    let sandbox = spec.sandbox.cloned();
     Box::new(move || {
         let parent = nix::unistd::getpid();
         let name = shell.file_name().map_or_else(|| shell.clone().into_os_string(), |n| n.to_os_string());
@@ -139,6 +143,9 @@ fn spawn_fn(spec: &ShellSpec<'_>, script: OwnedFd) -> crate::shell::pool_thread:
                 }
                 Ok(())
             });
+        }
+        if let Some(sandbox) = &sandbox {
+            sandbox.confine(&mut command);
         }
         // Spawning is rare (once per shell), so the fork+exec that `pre_exec` forces is acceptable.
         OwnedChild::spawn(command, marker.as_deref().map_or(Mark::Unmarked, Mark::Runtime)).map_err(|e| match e {

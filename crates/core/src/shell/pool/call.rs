@@ -120,7 +120,13 @@ impl Pool {
     /// Starts the key's shell. A shell that starts but does not answer makes the call run one-shot.
     pub(super) fn start(&self, call: &mut PooledCall<'_>, gone: Option<ReplaceReason>) -> Result<Started, ExecError> {
         let req = call.req;
-        let spec = ShellSpec { shell: &req.shell, env: &req.env, snapshot: req.snapshot.as_deref(), cwd: &req.cwd };
+        let spec = ShellSpec {
+            shell: &req.shell,
+            env: &req.env,
+            snapshot: req.snapshot.as_deref(),
+            cwd: &req.cwd,
+            sandbox: req.sandbox.as_ref(),
+        };
         match PersistentShell::start(&spec, &call.thread, call.cancel, call.deadline) {
             Ok(shell) => {
                 self.started(&call.lease.key, Some(shell.kill_handle()));

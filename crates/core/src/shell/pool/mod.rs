@@ -93,6 +93,8 @@ pub struct ShellKey {
     pub env: Vars,
     /// The session, for session commands; `None` for tool calls.
     pub session: Option<String>,
+    /// The digest of the sandbox that confines the shell; `None`: unconfined.
+    pub sandbox: Option<u64>,
 }
 
 impl ShellKey {
@@ -111,6 +113,7 @@ struct KeyView<'a> {
     snapshot: Option<&'a Path>,
     env: &'a Vars,
     session: Option<&'a str>,
+    sandbox: Option<u64>,
 }
 
 impl<'a> KeyView<'a> {
@@ -121,6 +124,7 @@ impl<'a> KeyView<'a> {
             snapshot: req.snapshot.as_deref(),
             env: &req.env,
             session: req.session.as_deref(),
+            sandbox: req.sandbox.as_ref().map(|s| s.digest()),
         }
     }
 
@@ -131,6 +135,7 @@ impl<'a> KeyView<'a> {
             snapshot: self.snapshot.map(Path::to_path_buf),
             env: self.env.clone(),
             session: self.session.map(str::to_owned),
+            sandbox: self.sandbox,
         }
     }
 
@@ -147,6 +152,7 @@ impl<'a> KeyView<'a> {
             && self.prefix == key.prefix.as_deref()
             && self.snapshot == key.snapshot.as_deref()
             && self.session == key.session.as_deref()
+            && self.sandbox == key.sandbox
             && *self.env == key.env
     }
 }

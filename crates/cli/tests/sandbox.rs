@@ -1,0 +1,213 @@
+//! The sandbox, through the real binary on this machine's kernel: what a tool call's command may
+//! write, read and reach, what the model is told when it was refused, and that an ordinary
+//! permission error is never blamed on the sandbox.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::common::{text, Env};
+
+fn is_root() -> bool {
+    // SAFETY: geteuid(2) cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A directory outside every writable root (the workspace, `/tmp`, `/dev/shm`, `/var/tmp`, the
+/// caches): under `/run` as root, else under the user's real home.
+fn outside() -> tempfile::TempDir {
+    let parent = match is_root() {
+        true => PathBuf::from("/run"),
+        false => PathBuf::from(std::env::var_os("HOME").expect("HOME is set")),
+    };
+    tempfile::tempdir_in(parent).expect("a scratch directory outside the writable roots")
+}
+
+fn denials(result: &Value) -> Vec<Value> {
+    result["details"]["sandbox"]["denials"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn a_write_outside_the_workspace_is_refused_and_reported_with_its_path() {
+    let env = Env::new();
+    let out = outside();
+    let target = out.path().join("probe");
+    let (result, _) = env.run_json(&[], &format!("touch {}", target.display()));
+    let text = text(&result);
+    assert!(text.contains("Permission denied"), "{text}");
+    assert!(!target.exists(), "the file was written");
+    let shown = target.display().to_string();
+    assert!(
+        text.contains(&format!("[Sandbox denied: write to {shown} (outside the writable roots")),
+        "no true notice: {text}"
+    );
+    let found = denials(&result);
+    assert_eq!(found.len(), 1, "{result}");
+    assert_eq!(found[0]["kind"], "write");
+    assert_eq!(found[0]["certainty"], "checked");
+    assert_eq!(found[0]["path"], shown.as_str());
+}
+
+#[test]
+fn ordinary_work_in_the_workspace_and_tmp_runs_without_a_notice() {
+    let env = Env::new();
+    let script = "touch a && mkdir -p b/c && mv a b/c/ && echo x > /tmp/bashrt-sbx-$$ && rm /tmp/bashrt-sbx-$$ \
+                  && f=$(mktemp) && echo \"$f\" && rm -r b && git init -q r && cd r && git -c user.name=t \
+                  -c user.email=t@t commit -q --allow-empty -m x && echo committed";
+    let (result, code) = env.run_json(&[], script);
+    let text = text(&result);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("committed"), "{text}");
+    assert!(!text.contains("Sandbox"), "{text}");
+    let tmp = text.lines().next().unwrap_or_default();
+    assert!(tmp.contains("/bashrt-") && tmp.contains("/tmp-"), "mktemp is not in the private TMPDIR: {tmp}");
+    assert!(result["details"]["sandbox"].is_null(), "{result}");
+}
+
+#[test]
+fn read_only_mode_refuses_writes_to_the_workspace_too() {
+    let env = Env::new();
+    let (result, _) =
+        env.run_json(&["--set", "sandbox.mode=read-only"], "echo x > made; cat /etc/hostname >/dev/null && echo read");
+    let text = text(&result);
+    assert!(!env.work().join("made").exists());
+    assert!(text.contains("read"), "{text}");
+    assert!(text.contains("(the sandbox is read-only)"), "{text}");
+}
+
+#[test]
+fn credentials_are_unreadable_but_listable() {
+    let env = Env::new();
+    let ssh = env.home().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_ed25519"), "SECRET KEY MATERIAL").unwrap();
+    let (result, _) = env.run_json(&[], "ls ~/.ssh; cat ~/.ssh/id_ed25519");
+    let text = text(&result);
+    assert!(text.contains("id_ed25519"), "names are listable: {text}");
+    assert!(!text.contains("SECRET KEY MATERIAL"), "{text}");
+    assert!(text.contains("[Sandbox denied: read of ~/.ssh/id_ed25519"), "{text}");
+    assert_eq!(denials(&result)[0]["kind"], "read");
+}
+
+#[test]
+fn secret_variables_are_left_out_and_named_never_shown() {
+    let env = Env::new();
+    let token = "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let out = env
+        .cmd()
+        .env("OPENAI_API_KEY", "sk-test-value-not-shown")
+        .env("SOME_VALUE", token)
+        .env("FOO", "1")
+        .env("KEYBOARD", "x")
+        .args(["run", "--json", "--", "env | sort"])
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = text(&result);
+    assert!(text.contains("FOO=1") && text.contains("KEYBOARD=x"), "{text}");
+    assert!(!text.contains("OPENAI_API_KEY=") && !text.contains("sk-test-value-not-shown"), "{text}");
+    assert!(!text.contains(token), "{text}");
+    assert!(text.contains("left out of the environment: "), "{text}");
+    let removed = result["details"]["sandbox"]["envRemoved"].as_array().cloned().unwrap_or_default();
+    assert!(removed.contains(&json!("OPENAI_API_KEY")) && removed.contains(&json!("SOME_VALUE")), "{result}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(token));
+}
+
+#[test]
+fn the_network_off_refuses_ip_sockets_but_not_unix_ones() {
+    let env = Env::new();
+    let script = "python3 -c \"import socket; socket.create_connection(('127.0.0.1', 9), timeout=2)\"; \
+                  python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())\"";
+    let (result, _) = env.run_json(&["--set", "sandbox.network=off"], script);
+    let text = text(&result);
+    assert!(text.contains("Operation not permitted"), "{text}");
+    assert!(text.contains("ok"), "unix sockets still work: {text}");
+    assert!(text.contains("the network is off in the sandbox"), "{text}");
+    assert_eq!(denials(&result)[0]["kind"], "network");
+}
+
+#[test]
+fn the_long_lived_shell_is_confined_once_and_keeps_its_state() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let call = |rpc: &mut crate::common::Rpc, id: &str, command: &str| -> Value {
+        rpc.send(
+            json!({"id": id, "type": "tool_call", "toolCallId": id, "name": "bash", "arguments": {"command": command}}),
+        );
+        rpc.tool_event("tool_execution_end", id).1["result"].clone()
+    };
+    let first = call(&mut rpc, "a", "export A=1; grep -E '^(NoNewPrivs|Seccomp):' /proc/$$/status; echo pid=$$");
+    let second = call(&mut rpc, "b", "echo A=$A pid=$$; (sleep 0.2; touch ~/../late) & wait");
+    let (first, second) = (text(&first), text(&second));
+    assert!(first.contains("NoNewPrivs:\t1") && first.contains("Seccomp:\t2"), "{first}");
+    let pid = |t: &str| t.split("pid=").nth(1).map(|s| s.trim().to_string());
+    assert_eq!(pid(&first), pid(&second), "not the same shell: {first} / {second}");
+    assert!(second.contains("A=1"), "{second}");
+    assert!(!env.home().join("../late").exists() || env.home().starts_with("/tmp"));
+    rpc.finish();
+}
+
+#[test]
+fn a_kernel_without_landlock_refuses_or_warns_as_configured() {
+    let env = Env::new();
+    let run = |extra: &[&str]| -> (Value, i32) {
+        let out = env
+            .cmd()
+            .env("BASHRT_SANDBOX_FORCE_ABI", "0")
+            .args(["run", "--json"])
+            .args(extra)
+            .args(["--", "echo ran"])
+            .output()
+            .unwrap();
+        (serde_json::from_slice(&out.stdout).unwrap(), out.status.code().unwrap_or(-1))
+    };
+    let (refused, _) = run(&[]);
+    let text = text(&refused);
+    assert!(text.starts_with("Sandbox unavailable: Landlock is not supported here (ABI 0)"), "{text}");
+    assert!(!text.contains("ran\n"), "{text}");
+    let (warned, code) = run(&["--set", "sandbox.fallback=warn"]);
+    let text = crate::common::text(&warned);
+    assert_eq!(code, 0);
+    assert!(text.starts_with("ran"), "{text}");
+    assert!(text.contains("[Ran WITHOUT the sandbox: Landlock is not supported here"), "{text}");
+    let (off, _) = run(&["--set", "sandbox.mode=off"]);
+    assert_eq!(crate::common::text(&off), "ran\n");
+}
+
+#[test]
+fn an_ordinary_permission_error_is_not_blamed_on_the_sandbox() {
+    let env = Env::new();
+    let script = "echo s > f && chmod 000 f && cat f; mkdir -p ro && chmod 555 ro && touch ro/x; echo done";
+    let result: Value = if is_root() {
+        // Root reads and writes through modes: act as a second user, in a workspace that is theirs.
+        let work = outside();
+        let home = outside();
+        for dir in [work.path(), home.path()] {
+            let ok = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).status().unwrap().success();
+            assert!(ok);
+        }
+        std::fs::set_permissions(
+            work.path().parent().unwrap_or(Path::new("/")),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .ok();
+        let out = Command::new("setpriv")
+            .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_bashrt"))
+            .args(["run", "--json", "--", script])
+            .current_dir(work.path())
+            .env("HOME", home.path())
+            .env("BASHRT_STATE_DIR", home.path().join("state"))
+            .env_remove("BASHRT_SETTINGS")
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    } else {
+        env.run_json(&[], script).0
+    };
+    let text = text(&result);
+    assert!(text.contains("Permission denied") && text.contains("done"), "{text}");
+    assert!(!text.contains("Sandbox"), "blamed: {text}");
+    assert!(result["details"]["sandbox"].is_null(), "{result}");
+}

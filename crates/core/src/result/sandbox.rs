@@ -1,0 +1,131 @@
+//! What a result says of the sandbox: the refusals its output shows (checked against the policy),
+//! the variables left out of the environment (once), and that it ran unconfined where the kernel
+//! could not confine it and the settings said to run anyway.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::sandbox::{Denial, DenialKind, Mode, Network, Sandbox};
+
+/// How a call's command was confined.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum SandboxUse {
+    /// `sandbox.mode = "off"`, or a session command.
+    #[default]
+    Off,
+    /// Confined by this sandbox.
+    On(Arc<Sandbox>),
+    /// It should have been, the kernel could not, and `sandbox.fallback = "warn"` ran it anyway.
+    Unconfined(String),
+}
+
+impl SandboxUse {
+    pub(crate) fn confining(&self) -> Option<&Arc<Sandbox>> {
+        match self {
+            Self::On(sandbox) => Some(sandbox),
+            _ => None,
+        }
+    }
+}
+
+/// `details.sandbox`: present when there is something to say.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxDetails {
+    /// `workspace-write` or `read-only`; absent when the command ran unconfined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// `on` or `off`; absent when the command ran unconfined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<Network>,
+    /// What the sandbox refused, as the output shows it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub denials: Vec<Denial>,
+    /// Variables left out of the environment because they look like secrets (names only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env_removed: Vec<String>,
+    /// Why the command ran without the sandbox (`sandbox.fallback = "warn"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconfined: Option<String>,
+}
+
+/// The notices and details of `used`, for a command whose output the model sees as `text`, run in
+/// `cwd`.
+pub(crate) fn report(used: &SandboxUse, text: &str, cwd: &Path) -> (Vec<String>, Option<SandboxDetails>) {
+    match used {
+        SandboxUse::Off => (Vec::new(), None),
+        SandboxUse::Unconfined(why) => (
+            vec![format!("[Ran WITHOUT the sandbox: {why} (sandbox.fallback = \"warn\")]")],
+            Some(SandboxDetails {
+                mode: None,
+                network: None,
+                denials: Vec::new(),
+                env_removed: Vec::new(),
+                unconfined: Some(why.clone()),
+            }),
+        ),
+        SandboxUse::On(sandbox) => {
+            let denials = sandbox.denials(text, cwd);
+            let mut notices: Vec<String> = denials.iter().take(3).map(|d| notice(sandbox, d)).collect();
+            if denials.len() > 3 {
+                notices.push(format!("[… and {} more sandbox denials: details.sandbox.denials]", denials.len() - 3));
+            }
+            let env_removed: Vec<String> =
+                if sandbox.tell_env_once() { sandbox.env_removed().collect() } else { Vec::new() };
+            if !env_removed.is_empty() {
+                let n = env_removed.len();
+                notices.push(format!(
+                    "[Sandbox: {n} variable{} that look{} like secrets {} left out of the environment: {} (sandbox.envKeep keeps one)]",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "s" } else { "" },
+                    if n == 1 { "was" } else { "were" },
+                    env_removed.join(", ")
+                ));
+            }
+            if denials.is_empty() && env_removed.is_empty() {
+                return (notices, None);
+            }
+            let (mode, network) = sandbox.mode();
+            (
+                notices,
+                Some(SandboxDetails {
+                    mode: Some(mode),
+                    network: Some(network),
+                    denials,
+                    env_removed,
+                    unconfined: None,
+                }),
+            )
+        }
+    }
+}
+
+fn notice(sandbox: &Sandbox, denial: &Denial) -> String {
+    let path = denial.path.as_deref().unwrap_or("?");
+    let (mode, network) = sandbox.mode();
+    match denial.kind {
+        DenialKind::Write => {
+            let roots = match mode {
+                Mode::ReadOnly => "the sandbox is read-only",
+                _ => "outside the writable roots: the workspace, the temporary directories and the package caches",
+            };
+            format!("[Sandbox denied: write to {path} ({roots}). The user can allow it in sandbox.writableRoots]")
+        }
+        DenialKind::Read => {
+            format!("[Sandbox denied: read of {path} (credentials are unreadable). The user can allow it in sandbox.denyRead]")
+        }
+        DenialKind::Network => match network {
+            Network::Off => {
+                "[Sandbox may have denied a network connection: the network is off in the sandbox (sandbox.network)]"
+                    .to_string()
+            }
+            Network::On => "[Sandbox may have denied a network connection]".to_string(),
+        },
+        DenialKind::Privilege => {
+            "[Sandbox denied: a gain of privileges (sudo, set-user-ID programs): commands run with no new privileges]"
+                .to_string()
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Building what a confined child enforces: the Landlock ruleset (as a file descriptor, populated
+//! here, before any fork) and the seccomp program.
+
+use std::collections::BTreeMap;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+    ABI,
+};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
+};
+
+use super::paths::{Policy, DEVICES};
+use super::settings::Network;
+use super::SandboxError;
+
+/// The newest Landlock ABI whose rights are asked for; older kernels enforce what they know.
+const WANTED: ABI = ABI::V6;
+
+/// The test hook that makes the kernel look as if it had no Landlock (`BASHRT_SANDBOX_FORCE_ABI=0`).
+const FORCE_ABI_VAR: &str = "BASHRT_SANDBOX_FORCE_ABI";
+
+/// The kernel's Landlock ABI version; 0 without Landlock.
+pub(super) fn abi() -> i64 {
+    if std::env::var_os(FORCE_ABI_VAR).is_some_and(|v| v == "0") {
+        return 0;
+    }
+    // SAFETY: the documented probe: no attribute, size 0, the version flag.
+    let version = unsafe {
+        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, 1u32 /* VERSION */)
+    };
+    version.max(0)
+}
+
+fn build_error(step: &'static str) -> impl Fn(landlock::RulesetError) -> SandboxError {
+    move |e| SandboxError::Build { step, reason: e.to_string() }
+}
+
+/// The populated ruleset: reads everywhere but the unreadable paths, writes to the writable roots,
+/// the devices, and no abstract unix socket made outside the sandbox.
+pub(super) fn landlock(policy: &Policy, abi: i64) -> Result<OwnedFd, SandboxError> {
+    let all = AccessFs::from_all(WANTED);
+    let read = AccessFs::from_read(WANTED);
+    let device = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev | AccessFs::Truncate;
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(build_error("Landlock rights"))?;
+    if abi >= 6 {
+        ruleset = ruleset.scope(Scope::AbstractUnixSocket).map_err(build_error("Landlock scope"))?;
+    }
+    let mut grants: Vec<(PathBuf, landlock::BitFlags<AccessFs>)> = Vec::new();
+    grants.extend(granted_beneath(Path::new("/"), &policy.deny_read).into_iter().map(|p| (p, read)));
+    // Names, not contents, of the directories that hold an unreadable path.
+    grants.extend(split_dirs(&policy.deny_read).into_iter().map(|p| (p, AccessFs::ReadDir.into())));
+    // A writable root that holds an unreadable path (the workspace is the home directory) is
+    // split the same way: the credential stays unreadable, and unwritable.
+    grants.extend(policy.writable.iter().flat_map(|root| granted_beneath(root, &policy.deny_read)).map(|p| (p, all)));
+    grants.extend(DEVICES.iter().map(|p| (PathBuf::from(p), device)));
+    let mut created = ruleset.create().map_err(build_error("Landlock ruleset"))?;
+    for (path, access) in grants {
+        // A path that vanished since it was listed has nothing to grant.
+        let Ok(fd) = PathFd::new(&path) else { continue };
+        let access = match std::fs::metadata(&path) {
+            Ok(meta) if !meta.is_dir() => access & AccessFs::from_file(WANTED),
+            _ => access,
+        };
+        created = created.add_rule(PathBeneath::new(fd, access)).map_err(build_error("Landlock rule"))?;
+    }
+    let fd: Option<OwnedFd> = created.into();
+    fd.ok_or_else(|| SandboxError::Unavailable("Landlock is not enforced by this kernel".into()))
+}
+
+/// Paths whose whole subtree is granted so that everything under `dir` is, but `deny`: `dir`
+/// itself when nothing denied is under it, else each entry of it, recursing into those that hold a
+/// denied path and leaving out the denied ones. Entries made later in a split directory get
+/// nothing (the ruleset is fixed at the shell's start).
+fn granted_beneath(dir: &Path, deny: &[PathBuf]) -> Vec<PathBuf> {
+    if deny.iter().any(|d| d == dir) {
+        return Vec::new();
+    }
+    if !deny.iter().any(|d| d.starts_with(dir)) {
+        return vec![dir.to_path_buf()];
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        out.extend(granted_beneath(&entry.path(), deny));
+    }
+    out
+}
+
+/// Every directory above a denied path (its names stay listable).
+fn split_dirs(deny: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = deny.iter().flat_map(|d| d.ancestors().skip(1).map(Path::to_path_buf)).collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// The seccomp program: EPERM for the kernel keyrings (credentials), io_uring (it performs I/O no
+/// filter sees), BPF and perf (kernel attack surface no build needs), and, with the network off, for
+/// IP and packet sockets. On x86_64 the x32 system call numbers are refused first (they would reach
+/// the same calls under other numbers).
+pub(super) fn seccomp(network: Network) -> Result<Vec<libc::sock_filter>, SandboxError> {
+    let error = |e: seccompiler::BackendError| SandboxError::Build { step: "seccomp filter", reason: e.to_string() };
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| {
+        SandboxError::Unavailable(format!("no seccomp syscall table for {}: {e}", std::env::consts::ARCH))
+    })?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for nr in [
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+    ] {
+        rules.insert(nr, Vec::new());
+    }
+    if network == Network::Off {
+        let mut socket = Vec::new();
+        for domain in [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET] {
+            let condition =
+                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, domain as u64).map_err(error)?;
+            socket.push(SeccompRule::new(vec![condition]).map_err(error)?);
+        }
+        rules.insert(libc::SYS_socket, socket);
+    }
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
+        .map_err(error)?;
+    let program: BpfProgram = filter.try_into().map_err(error)?;
+    let mut out = x32_guard();
+    out.extend(program.into_iter().map(|f| libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k: f.k }));
+    Ok(out)
+}
+
+/// `nr >= 0x40000000` (the x32 bit) → EPERM, on x86_64; nothing elsewhere.
+fn x32_guard() -> Vec<libc::sock_filter> {
+    if !cfg!(target_arch = "x86_64") {
+        return Vec::new();
+    }
+    let stmt = |code: u32, k: u32| libc::sock_filter { code: code as u16, jt: 0, jf: 0, k };
+    let jump = |code: u32, k: u32, jt: u8, jf: u8| libc::sock_filter { code: code as u16, jt, jf, k };
+    vec![
+        // Load the system call number (offset 0 of seccomp_data).
+        stmt(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0),
+        // Below the x32 bit: go on to the filter; else return the error.
+        jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, 0x4000_0000, 0, 1),
+        stmt(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
+    ]
+}

@@ -1,0 +1,165 @@
+//! The `sandbox.*` settings and their defaults.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+/// `sandbox.mode`: what a command may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// The workspace, the temporary directories and the package caches (the default for tool calls).
+    WorkspaceWrite,
+    /// Only the private `TMPDIR` (and `/dev/null` and its kind).
+    ReadOnly,
+    /// No sandbox: the user's own rights.
+    Off,
+}
+
+/// `sandbox.network`: what a command may reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    /// No IP sockets at all (unix sockets and netlink still work).
+    Off,
+    /// Anything the user can reach.
+    On,
+}
+
+/// `sandbox.fallback`: what happens where the kernel cannot enforce the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallback {
+    /// Refuse the call (`Sandbox unavailable: …`).
+    Refuse,
+    /// Run it unsandboxed and say so in every result.
+    Warn,
+}
+
+/// `sandbox.cacheRoots`: which package caches are writable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheRoots {
+    /// The existing ones of the known list (cargo, npm, pip, go, maven, gradle, …), never their `bin`.
+    Auto,
+    /// Exactly these.
+    Listed(Vec<PathBuf>),
+}
+
+/// The sandbox part of the settings; see the README for each key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// `sandbox.mode`.
+    pub mode: Mode,
+    /// `sandbox.network`.
+    pub network: Network,
+    /// `sandbox.writableRoots`: writable besides the workspace (absolute or `~/` paths).
+    pub writable_roots: Vec<PathBuf>,
+    /// `sandbox.cacheRoots`.
+    pub cache_roots: CacheRoots,
+    /// `sandbox.denyRead`: unreadable paths (absolute or `~/`); the credential list by default.
+    pub deny_read: Vec<PathBuf>,
+    /// `sandbox.envFilter`: leave secret-looking variables out of the environment.
+    pub env_filter: bool,
+    /// `sandbox.envKeep`: variables kept even when they look like secrets.
+    pub env_keep: Vec<String>,
+    /// `sandbox.fallback`.
+    pub fallback: Fallback,
+    /// `sandbox.sessionCommands`: confine the commands a person typed (`!cmd`, RPC `bash`) too.
+    pub session_commands: bool,
+}
+
+/// Credentials no command reads unless the user lists otherwise.
+pub const DEFAULT_DENY_READ: &[&str] = &[
+    "~/.ssh",
+    "~/.aws",
+    "~/.azure",
+    "~/.gnupg",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.config/hub",
+    "~/.pypirc",
+    "~/.cargo/credentials.toml",
+    "~/.cargo/credentials",
+    "~/.npmrc",
+];
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            mode: Mode::WorkspaceWrite,
+            network: Network::On,
+            writable_roots: Vec::new(),
+            cache_roots: CacheRoots::Auto,
+            deny_read: DEFAULT_DENY_READ.iter().map(PathBuf::from).collect(),
+            env_filter: true,
+            env_keep: Vec::new(),
+            fallback: Fallback::Refuse,
+            session_commands: false,
+        }
+    }
+}
+
+impl SandboxSettings {
+    /// Sets the key after `sandbox.`; `Err(expected)` for a bad value, `Ok(false)` for a key it
+    /// does not know.
+    pub(crate) fn set(&mut self, key: &str, value: &Value) -> Result<bool, String> {
+        match key {
+            "mode" => {
+                self.mode = match value.as_str() {
+                    Some("workspace-write") => Mode::WorkspaceWrite,
+                    Some("read-only") => Mode::ReadOnly,
+                    Some("off") => Mode::Off,
+                    _ => return Err("expected \"workspace-write\", \"read-only\" or \"off\"".into()),
+                }
+            }
+            "network" => {
+                self.network = match value.as_str() {
+                    Some("off") => Network::Off,
+                    Some("on") => Network::On,
+                    _ => return Err("expected \"off\" or \"on\"".into()),
+                }
+            }
+            "fallback" => {
+                self.fallback = match value.as_str() {
+                    Some("refuse") => Fallback::Refuse,
+                    Some("warn") => Fallback::Warn,
+                    _ => return Err("expected \"refuse\" or \"warn\"".into()),
+                }
+            }
+            "writableRoots" => self.writable_roots = paths(value)?,
+            "denyRead" => self.deny_read = paths(value)?,
+            "cacheRoots" => {
+                self.cache_roots = match value {
+                    Value::String(s) if s == "auto" => CacheRoots::Auto,
+                    _ => CacheRoots::Listed(paths(value).map_err(|e| format!("{e}, or \"auto\""))?),
+                }
+            }
+            "envFilter" => self.env_filter = value.as_bool().ok_or("expected true or false")?,
+            "sessionCommands" => self.session_commands = value.as_bool().ok_or("expected true or false")?,
+            "envKeep" => {
+                self.env_keep = strings(value).ok_or("expected an array of variable names")?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+}
+
+/// Absolute or `~/` paths, no NUL.
+fn paths(value: &Value) -> Result<Vec<PathBuf>, String> {
+    let expected = "expected an array of absolute or ~/ paths";
+    let list = strings(value).ok_or(expected)?;
+    list.into_iter()
+        .map(|p| match (p.starts_with('/') || p == "~" || p.starts_with("~/")) && !p.contains('\0') {
+            true => Ok(PathBuf::from(p)),
+            false => Err(format!("{expected}, got {p:?}")),
+        })
+        .collect()
+}
