@@ -6,6 +6,7 @@
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import tempfile
@@ -45,6 +46,7 @@ def main():
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
+    args.bashrt = os.path.abspath(args.bashrt)
     ratios = []
     with tempfile.TemporaryDirectory() as work:
         for i in range(args.rounds):

@@ -29,6 +29,21 @@ pub struct RunArgs {
     /// Tools the caller has, comma separated (interception suggests only these).
     #[arg(long, value_delimiter = ',', value_parser = crate::intercept_cmd::tool_name)]
     tools: Vec<String>,
+    /// The sandbox for this call: workspace-write (default), read-only or off.
+    #[arg(long, value_name = "MODE")]
+    sandbox: Option<String>,
+    /// Let the command also write PATH (absolute or ~/; repeatable): you grant it by typing it.
+    #[arg(long, value_name = "PATH")]
+    allow_write: Vec<String>,
+    /// Let the command read PATH though it is on the sandbox's unreadable list (repeatable).
+    #[arg(long, value_name = "PATH")]
+    allow_read: Vec<String>,
+    /// Let the command reach the whole network, not only the servers it starts.
+    #[arg(long)]
+    allow_net: bool,
+    /// Let the command reach local PORT on loopback (repeatable).
+    #[arg(long, value_name = "PORT")]
+    allow_port: Vec<u16>,
     #[command(flatten)]
     common: CommonArgs,
     /// The command; several words are joined with spaces. It starts at the first word that is not an
@@ -37,11 +52,41 @@ pub struct RunArgs {
     command: Vec<String>,
 }
 
+/// The sandbox flags: the person typing the command line grants what they name.
+fn widen(settings: &mut bashrt_core::Settings, args: &RunArgs) -> Result<(), String> {
+    let set = |settings: &mut bashrt_core::Settings, key: &str, value: serde_json::Value| {
+        settings.set(key, value).map(drop).map_err(|e| e.to_string())
+    };
+    if let Some(mode) = &args.sandbox {
+        set(settings, "sandbox.mode", serde_json::Value::String(mode.clone()))?;
+    }
+    let request = bashrt_core::SandboxRequest {
+        write: args.allow_write.clone(),
+        read: args.allow_read.clone(),
+        network: args.allow_net.then_some(bashrt_core::RequestedNetwork::On),
+        loopback_ports: args.allow_port.clone(),
+        off: false,
+        reason: "given on the command line".into(),
+    };
+    let asked =
+        !(request.write.is_empty() && request.read.is_empty() && !args.allow_net && request.loopback_ports.is_empty());
+    if asked {
+        if let Some(problem) = request.problem() {
+            return Err(problem);
+        }
+        settings.sandbox = request.widened(&settings.sandbox);
+    }
+    Ok(())
+}
+
 pub fn run(args: RunArgs) -> ExitCode {
-    let Setup { settings, cwd: session_cwd, session: name } = match args.common.setup() {
+    let Setup { mut settings, cwd: session_cwd, session: name } = match args.common.setup() {
         Ok(setup) => setup,
         Err(e) => return fail(e),
     };
+    if let Err(e) = widen(&mut settings, &args) {
+        return fail(e);
+    }
     // One call per process: a long-lived shell would be waste, and what the command leaves running
     // ends with the call. Without a state directory the call still runs; its output just cannot
     // spill.

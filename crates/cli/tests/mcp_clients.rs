@@ -68,6 +68,11 @@ fn python_sdk_a_long_call_yields_as_a_job_and_a_server_returns_when_it_listens()
 }
 
 #[test]
+fn python_sdk_bash_escalated_is_the_users_approval_and_bash_names_it() {
+    python_scenario("sandbox");
+}
+
+#[test]
 fn python_sdk_initializes() {
     python_scenario("initialize");
 }

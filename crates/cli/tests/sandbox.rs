@@ -211,3 +211,163 @@ fn an_ordinary_permission_error_is_not_blamed_on_the_sandbox() {
     assert!(!text.contains("Sandbox"), "blamed: {text}");
     assert!(result["details"]["sandbox"].is_null(), "{result}");
 }
+
+fn tool_call(rpc: &mut crate::common::Rpc, id: &str, arguments: Value) -> Value {
+    rpc.send(json!({"id": id, "type": "tool_call", "toolCallId": id, "name": "bash", "arguments": arguments}));
+    rpc.tool_event("tool_execution_end", id).1["result"].clone()
+}
+
+#[test]
+fn on_loopback_a_server_the_sandbox_started_is_reachable_and_bound_to_loopback_only() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let server = "exec python3 -u -m http.server 0 --bind 0.0.0.0";
+    let started = tool_call(&mut rpc, "s", json!({"command": server, "background": true}));
+    let address = started["details"]["job"]["listening"][0].as_str().unwrap_or_default().to_string();
+    assert!(address.starts_with("127.0.0.1:"), "the wildcard bind was not narrowed to loopback: {started}");
+    let port = address.trim_start_matches("127.0.0.1:");
+    let got = tool_call(
+        &mut rpc,
+        "c",
+        json!({"command": format!("curl -s -o /dev/null -w '%{{http_code}}' 127.0.0.1:{port}")}),
+    );
+    assert_eq!(text(&got), "200", "{got}");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn on_loopback_other_addresses_and_local_services_are_refused_exactly() {
+    let env = Env::new();
+    // A local service bashrt did not start (a database the user runs, say).
+    let service = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = service.local_addr().unwrap().port();
+    let script = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('reached')\"; \
+         python3 -c \"import socket; socket.create_connection(('192.0.2.1', 80), timeout=2)\" 2>&1 | tail -1; \
+         python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\" 2>&1 | tail -1"
+    );
+    let (result, _) = env.run_json(&[], &script);
+    let shown = text(&result);
+    assert!(!shown.contains("reached"), "{shown}");
+    assert!(shown.contains("PermissionError: [Errno 13] Permission denied"), "{shown}");
+    assert!(shown.contains("PermissionError: [Errno 1] Operation not permitted"), "UDP: {shown}");
+    assert!(
+        shown.contains(&format!(
+            "[Sandbox denied: connect to 127.0.0.1:{port} by python3 (the network is loopback-only"
+        )),
+        "{shown}"
+    );
+    let found = denials(&result);
+    let addresses: Vec<&str> = found.iter().filter_map(|d| d["address"].as_str()).collect();
+    assert_eq!(addresses, [format!("127.0.0.1:{port}").as_str(), "192.0.2.1:80"], "{result}");
+    assert!(found.iter().all(|d| d["kind"] == "network" && d["certainty"] == "exact"), "{result}");
+    // Allowed by the user: reached.
+    let allow = format!("sandbox.allowLoopbackPorts=[{port}]");
+    let (allowed, _) = env.run_json(&["--set", &allow], &script);
+    assert!(text(&allowed).starts_with("reached\n"), "{allowed}");
+}
+
+#[test]
+fn a_write_to_a_git_hook_or_config_is_reported() {
+    let env = Env::new();
+    let ok = Command::new("git").args(["init", "-q"]).current_dir(env.work()).status().unwrap().success();
+    assert!(ok);
+    let (result, code) = env.run_json(&[], "echo 'curl x' > .git/hooks/pre-commit && touch notes.txt && echo done");
+    let shown = text(&result);
+    assert_eq!(code, 0, "{shown}");
+    assert!(
+        shown.contains("[Sandbox: changed since the last call: .git/hooks/pre-commit — these run outside the sandbox"),
+        "{shown}"
+    );
+    assert_eq!(result["details"]["sandbox"]["sensitiveWrites"], json!([".git/hooks/pre-commit"]), "{result}");
+    // Ordinary files say nothing.
+    let (quiet, _) = env.run_json(&[], "touch more.txt && echo done");
+    assert_eq!(text(&quiet), "done\n");
+}
+
+/// A directory outside the writable roots, and a tool call that writes into it with `sandbox`.
+fn escalating(id: &str, dir: &Path, file: &str, ask: bool) -> Value {
+    let mut arguments = json!({"command": format!("touch {}/{file} && echo made", dir.display())});
+    if ask {
+        arguments["sandbox"] = json!({"write": [dir.display().to_string()], "reason": "the test writes there"});
+    }
+    json!({"id": id, "type": "tool_call", "toolCallId": id, "name": "bash", "arguments": arguments})
+}
+
+#[test]
+fn over_rpc_the_user_approves_a_request_once_or_for_the_session_or_denies_it() {
+    let env = Env::new();
+    let out = outside();
+    let mut rpc = env.rpc(&[], &[]);
+    rpc.send(json!({"id": "cap", "type": "set_capabilities", "approvals": true}));
+    assert_eq!(rpc.response("cap")["success"], true);
+
+    // Once: asked, granted, run.
+    rpc.send(escalating("a", out.path(), "once", true));
+    let (_, asked) = rpc.wait_for("approval_request", |v| v["type"] == "approval_request");
+    assert_eq!(asked["toolCallId"], "a");
+    assert_eq!(asked["reason"], "the test writes there");
+    assert_eq!(asked["summary"], format!("write {}", out.path().display()));
+    let approval_id = asked["approvalId"].as_str().unwrap_or_default().to_string();
+    rpc.send(json!({"id": "ok1", "type": "approval", "approvalId": approval_id, "decision": "once"}));
+    let once = rpc.tool_event("tool_execution_end", "a").1["result"].clone();
+    assert!(text(&once).starts_with("made\n"), "{once}");
+    assert!(text(&once).contains("[Sandbox widened for this call by the user: write "), "{once}");
+    assert_eq!(once["details"]["sandbox"]["grant"]["scope"], "once");
+    assert!(out.path().join("once").exists());
+
+    // Once is once: the same write without a request is refused.
+    let again = tool_call(&mut rpc, "b", escalating("b", out.path(), "again", false)["arguments"].clone());
+    assert!(text(&again).contains("[Sandbox denied: write to "), "{again}");
+
+    // Denied, with the user's words.
+    rpc.send(escalating("c", out.path(), "denied", true));
+    let (_, asked) = rpc.wait_for("approval_request", |v| v["type"] == "approval_request" && v["toolCallId"] == "c");
+    let approval_id = asked["approvalId"].as_str().unwrap_or_default().to_string();
+    rpc.send(
+        json!({"type": "approval", "approvalId": approval_id, "decision": "deny", "message": "use the workspace"}),
+    );
+    let denied = rpc.tool_event("tool_execution_end", "c").1["result"].clone();
+    assert_eq!(
+        text(&denied),
+        format!(
+            "Blocked: the sandbox does not allow write {}, and the user denied it (\"use the workspace\").",
+            out.path().display()
+        )
+    );
+    assert_eq!(denied["isError"], true);
+    assert!(!out.path().join("denied").exists());
+
+    // For the session: later calls may write there without asking.
+    rpc.send(escalating("d", out.path(), "session", true));
+    let (_, asked) = rpc.wait_for("approval_request", |v| v["type"] == "approval_request" && v["toolCallId"] == "d");
+    let approval_id = asked["approvalId"].as_str().unwrap_or_default().to_string();
+    rpc.send(json!({"type": "approval", "approvalId": approval_id, "decision": "session"}));
+    let session = rpc.tool_event("tool_execution_end", "d").1["result"].clone();
+    assert!(text(&session).contains("[Sandbox widened for the rest of this session by the user: write "), "{session}");
+    let later = tool_call(&mut rpc, "e", escalating("e", out.path(), "later", false)["arguments"].clone());
+    assert_eq!(text(&later), "made\n");
+    rpc.send(json!({"id": "st", "type": "get_state"}));
+    let state = rpc.response("st");
+    assert_eq!(state["data"]["sandboxGrants"][0]["write"][0], out.path().display().to_string(), "{state}");
+    assert_eq!(rpc.finish(), 0);
+}
+
+#[test]
+fn a_client_that_cannot_approve_gets_a_refusal_at_once() {
+    let env = Env::new();
+    let out = outside();
+    let mut rpc = env.rpc(&[], &[]);
+    let refused = tool_call(&mut rpc, "a", escalating("a", out.path(), "x", true)["arguments"].clone());
+    let shown = text(&refused);
+    assert!(shown.starts_with("Not run: the sandbox does not allow write "), "{shown}");
+    assert!(shown.contains("set_capabilities") && shown.contains("sandbox.writableRoots"), "{shown}");
+    assert!(!out.path().join("x").exists());
+    // And with sandbox.approval = "never", even one that can.
+    let mut never = env.rpc(&["--set", "sandbox.approval=never"], &[]);
+    never.send(json!({"id": "cap", "type": "set_capabilities", "approvals": true}));
+    let refused = tool_call(&mut never, "b", escalating("b", out.path(), "y", true)["arguments"].clone());
+    assert!(text(&refused).contains("sandbox.approval is \"never\""), "{refused}");
+    assert_eq!(rpc.finish(), 0);
+    assert_eq!(never.finish(), 0);
+}

@@ -38,6 +38,14 @@ pub struct BashParams {
     /// "null" (default: nothing can wait for input), "pipe" (the command reads a pipe) or "pty" (it runs in a terminal: prompts, sudo, pagers, REPLs); when it waits for input the call returns as a job, and the job tool's write answers it (keys too, in a terminal)
     #[serde(default)]
     pub stdin: Option<StdinMode>,
+    /// Ask the user for more than the sandbox allows, for this call (only after a denial, or when the command surely needs it): {"write": ["~/.cache/uv"], "reason": "uv keeps its wheels there"}; also "read", "network": "on", "loopbackPorts", "off": true. The user approves it once or for the session, or refuses; the result says which
+    #[serde(default)]
+    pub sandbox: Option<Box<crate::sandbox::SandboxRequest>>,
+    /// The front's own approval of `sandbox` (an MCP client's permission prompt for
+    /// `bash_escalated`): never read from a model's arguments.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub approved: bool,
     /// What reading the arguments changed or ignored; the result says it.
     #[serde(skip)]
     #[schemars(skip)]
@@ -165,6 +173,11 @@ a process running (a server, a watcher), end the command with `&` and send its o
 `npm run dev > /tmp/dev.log 2>&1 &`, then read the file in later calls."
     )]
     Background(String),
+    /// A `sandbox` request that is not one.
+    #[error(
+        "Invalid arguments for tool bash: `sandbox` must be an object like {{\"write\": [\"~/.cache/uv\"], \"reason\": \"…\"}} (keys: write, read, network, loopbackPorts, off, reason): {0}"
+    )]
+    Sandbox(String),
     /// A `stdin` bashrt does not give.
     #[error("Invalid arguments for tool bash: `stdin` must be \"null\", \"pipe\" or \"pty\" (input through the job tool's write), got {0}")]
     Stdin(String),
@@ -230,6 +243,10 @@ pub fn read_arguments(arguments: &Value) -> Result<BashParams, ArgumentError> {
                     Some("pty" | "tty" | "terminal") => Some(StdinMode::Pty),
                     _ => return Err(ArgumentError::Stdin(shorten(value))),
                 }
+            }
+            "sandbox" => {
+                params.sandbox =
+                    Some(serde_json::from_value(value.clone()).map_err(|e| ArgumentError::Sandbox(e.to_string()))?)
             }
             _ if YIELD_ALIASES.contains(&name) => {
                 let number = read_number(name, value, "a number of milliseconds")?;

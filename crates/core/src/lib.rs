@@ -58,6 +58,7 @@ mod arguments;
 mod artifact;
 mod cancel;
 mod env;
+mod escalate;
 mod excerpt;
 mod exec;
 mod feed;
@@ -124,8 +125,9 @@ pub use process::children::{adopt_orphans, AdoptError};
 pub use reaper::{prefork_watchdog, PreforkError};
 pub use retention::{GcPlan, Removal};
 pub use sandbox::{
-    CacheRoots, Certainty, Denial, DenialKind, Fallback, Mode as SandboxMode, Network as SandboxNetwork, Sandbox,
-    SandboxError, SandboxSettings,
+    Approval, ApprovalAsk, ApprovalPolicy, Approver, CacheRoots, Certainty, Denial, DenialKind, Fallback,
+    Mode as SandboxMode, Network as SandboxNetwork, RequestedNetwork, Sandbox, SandboxError, SandboxRequest,
+    SandboxSettings,
 };
 pub use session::{Session, SessionError, SessionName, StateDir};
 pub use settings::{Settings, SettingsError, ViewMode, VirtualTerminal};

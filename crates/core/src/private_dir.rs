@@ -91,7 +91,19 @@ fn runtime_dir() -> Option<PathBuf> {
 /// one, else under the system's temporary directory. For private files that need no state directory.
 /// The error names the parent it was tried in.
 pub(crate) fn temp_dir(prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
-    let parent = runtime_dir().unwrap_or_else(std::env::temp_dir);
+    temp_dir_in(runtime_dir().unwrap_or_else(std::env::temp_dir), prefix)
+}
+
+/// [`temp_dir`] in a memory file system: the user's runtime directory, else `/dev/shm`, else the
+/// system's temporary directory. For files made and renamed often (a confined shell's FIFOs), where
+/// a disk file system would journal every change.
+pub(crate) fn memory_temp_dir(prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
+    let shm = Path::new("/dev/shm");
+    let parent = runtime_dir().or_else(|| shm.is_dir().then(|| shm.to_path_buf())).unwrap_or_else(std::env::temp_dir);
+    temp_dir_in(parent, prefix).or_else(|_| temp_dir(prefix))
+}
+
+fn temp_dir_in(parent: PathBuf, prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
     tempfile::Builder::new()
         .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(0o700))

@@ -26,8 +26,8 @@ pub(crate) use needs_input::gives_itself_input;
 pub use notices::{append_notices, refused};
 pub(crate) use notices::{prepend_ended, shape_tool_result, shape_yielded, timed_out_notice};
 pub(crate) use output::{shape_output, Limits, RunReport};
-pub use sandbox::SandboxDetails;
 pub(crate) use sandbox::SandboxUse;
+pub use sandbox::{SandboxDetails, SandboxGrant};
 
 /// A tool result in the shape agent clients expect: `{"isError", "content", "details"}`.
 ///

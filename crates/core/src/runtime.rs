@@ -48,6 +48,8 @@ pub struct Runtime {
     jobs: crate::job::Jobs,
     /// The sandboxes of the workspaces commands ran in.
     sandboxes: crate::sandbox::SandboxCache,
+    /// Who a call's `sandbox` request is put to, set by the front.
+    approver: std::sync::OnceLock<Arc<dyn crate::sandbox::Approver>>,
 }
 
 /// `extra` as given to [`Runtime::command_env`], and the variables built for it.
@@ -168,6 +170,7 @@ impl RuntimeBuilder {
             single_call: self.single_call,
             jobs: crate::job::Jobs::default(),
             sandboxes: crate::sandbox::SandboxCache::default(),
+            approver: std::sync::OnceLock::new(),
             settings: Arc::new(settings),
         })
     }
@@ -203,6 +206,25 @@ impl Runtime {
         cwd: &Path,
     ) -> Result<Option<Arc<crate::sandbox::Sandbox>>, crate::sandbox::SandboxError> {
         self.sandboxes.get(&self.settings.sandbox, cwd)
+    }
+
+    /// Sets who decides a call's `sandbox` request (an RPC client's user, the TUI's): once; `false`
+    /// when one was set already.
+    pub fn set_approver(&self, approver: Arc<dyn crate::sandbox::Approver>) -> bool {
+        self.approver.set(approver).is_ok()
+    }
+
+    pub(crate) fn approver(&self) -> Option<&Arc<dyn crate::sandbox::Approver>> {
+        self.approver.get()
+    }
+
+    /// The requests granted for the runtime's life (`get_state` lists them).
+    pub fn sandbox_grants(&self) -> Vec<crate::sandbox::SandboxRequest> {
+        self.sandboxes.grants()
+    }
+
+    pub(crate) fn sandboxes(&self) -> &crate::sandbox::SandboxCache {
+        &self.sandboxes
     }
 
     /// The settings every call of this runtime uses.

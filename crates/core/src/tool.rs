@@ -299,6 +299,24 @@ impl BashTool {
             Ok(sandbox) => sandbox,
             Err(refusal) => return refused(refusal, details),
         };
+        // Escalate: what the call asks beyond the sandbox, as a person decides.
+        let sandbox = match &params.sandbox {
+            None => sandbox,
+            Some(request) => {
+                let call_id = yielding.as_ref().and_then(|y| y.call_id.as_deref());
+                let ask = crate::sandbox::ApprovalAsk {
+                    call_id,
+                    command: original,
+                    cwd: &cwd,
+                    request,
+                    cancel: Some(&ctx.cancel),
+                };
+                match crate::escalate::decide(&self.runtime, sandbox, &ask, params.approved) {
+                    Ok(sandbox) => sandbox,
+                    Err(refusal) => return refused(refusal, details),
+                }
+            }
+        };
         let yielding = yielding.map(|y| YieldSpec {
             after,
             call_id: y.call_id,

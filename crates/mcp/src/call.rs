@@ -19,15 +19,28 @@ use crate::shape::ResultShape;
 use crate::state::State;
 
 /// Runs one `bash` call to its end.
+/// `escalated`: called as `bash_escalated`, whose call the user's client approved: its `sandbox`
+/// request is granted for this call.
 pub async fn bash(
     state: Arc<State>,
     arguments: Option<JsonObject>,
     context: RequestContext<RoleServer>,
+    escalated: bool,
 ) -> CallToolResult {
-    let (params, cancel) = match start(&state, arguments, read_arguments) {
+    let (mut params, cancel) = match start(&state, arguments, read_arguments) {
         Ok(started) => started,
         Err(refusal) => return refusal,
     };
+    if escalated {
+        if params.sandbox.is_none() {
+            return state.shape.refusal(format!(
+                "Invalid arguments for tool {}: `sandbox` is required: what the command needs beyond the sandbox, and why (e.g. {{\"write\": [\"~/.cache/uv\"], \"reason\": \"…\"}}); without it, use {}",
+                crate::tools::BASH_ESCALATED_TOOL,
+                crate::tools::BASH_TOOL
+            ));
+        }
+        params.approved = true;
+    }
     let command = params.command.clone();
     let running = match state.calls.register(cancel.clone()) {
         Ok(running) => running,

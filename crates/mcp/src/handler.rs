@@ -18,7 +18,9 @@ use serde_json::Value;
 use crate::call;
 use crate::resources::{self, ResourceError};
 use crate::state::State;
-use crate::tools::{read_limit, ReadOutputDetails, ReadOutputParams, BASH_TOOL, JOB_TOOL, READ_OUTPUT_TOOL};
+use crate::tools::{
+    read_limit, ReadOutputDetails, ReadOutputParams, BASH_ESCALATED_TOOL, BASH_TOOL, JOB_TOOL, READ_OUTPUT_TOOL,
+};
 
 /// The protocol versions this server speaks (older ones included, for older clients).
 const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -83,7 +85,10 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let result = match request.name.as_ref() {
-            BASH_TOOL => call::bash(self.state.clone(), request.arguments, context).await,
+            BASH_TOOL => call::bash(self.state.clone(), request.arguments, context, false).await,
+            BASH_ESCALATED_TOOL if self.get_tool(BASH_ESCALATED_TOOL).is_some() => {
+                call::bash(self.state.clone(), request.arguments, context, true).await
+            }
             READ_OUTPUT_TOOL => self.read_output(request.arguments).await,
             JOB_TOOL => call::job(self.state.clone(), request.arguments, context).await,
             other => {

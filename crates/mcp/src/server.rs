@@ -130,6 +130,21 @@ impl Server {
     }
 }
 
+/// The approver of an MCP server: `bash` names `bash_escalated`, whose calls the client asks the
+/// user about.
+struct EscalatedOnly;
+
+impl bashrt_core::Approver for EscalatedOnly {
+    fn ask(&self, _: &bashrt_core::ApprovalAsk<'_>) -> bashrt_core::Approval {
+        bashrt_core::Approval::Unavailable(format!(
+            "`{}` cannot ask the user: call `{}` with the same arguments instead (the user's client asks them \
+             before it runs)",
+            crate::tools::BASH_TOOL,
+            crate::tools::BASH_ESCALATED_TOOL
+        ))
+    }
+}
+
 fn state_of(config: ServerConfig) -> State {
     let ServerConfig { runtime, session, cwd, tool_names, session_per_connection, shape } = config;
     let agent_session = match runtime.state_dir() {
@@ -144,6 +159,9 @@ fn state_of(config: ServerConfig) -> State {
     };
     let artifacts = agent_session.as_ref().map(|s| s.session().artifacts());
     let tools = crate::tools::list(runtime.settings(), &shape);
+    // A `bash` call's `sandbox` request is approved by the client's own permission prompt for
+    // `bash_escalated`: `bash` itself cannot ask anyone.
+    runtime.set_approver(Arc::new(EscalatedOnly));
     State {
         tool: runtime.tool(),
         cwd,

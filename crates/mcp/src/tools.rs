@@ -15,6 +15,11 @@ use crate::shape::ResultShape;
 /// The name of the tool that runs a command.
 pub const BASH_TOOL: &str = "bash";
 
+/// The name of the tool that runs a command with more than the sandbox allows: `bash` with
+/// `sandbox` required, which the user's client asks them about before each call (its permission
+/// prompt is the approval).
+pub const BASH_ESCALATED_TOOL: &str = "bash_escalated";
+
 /// The name of the tool that follows, reads and kills the jobs `bash` calls became.
 pub const JOB_TOOL: &str = "job";
 
@@ -123,6 +128,9 @@ pub struct ReadOutputDetails {
 /// `structuredContent` ([`ResultShape::structured`]).
 pub fn list(settings: &Settings, shape: &ResultShape) -> Vec<Tool> {
     let mut tools = vec![bash_tool(settings), read_output_tool(settings), job_tool(settings)];
+    if settings.sandbox.mode != bashrt_core::SandboxMode::Off {
+        tools.push(bash_escalated_tool(settings));
+    }
     if !shape.structured {
         for tool in &mut tools {
             tool.output_schema = None;
@@ -152,6 +160,16 @@ fn bash_tool(settings: &Settings) -> Tool {
     }
     let timeout = settings.default_timeout_secs;
     let yield_secs = settings.yield_ms as f64 / 1000.0;
+    let sandbox = match settings.sandbox.mode {
+        bashrt_core::SandboxMode::Off => String::new(),
+        _ => format!(
+            "\n\nSandbox: commands write only in the workspace, /tmp and the package caches; credentials \
+(~/.ssh, ~/.aws, …) are unreadable; the network reaches only servers the commands started. A refusal \
+ends the result with `[Sandbox denied: …]`. When the command truly needs more, call `{BASH_ESCALATED_TOOL}` \
+with the same arguments and `sandbox` (e.g. {{\"write\": [\"~/.cache/uv\"], \"reason\": \"…\"}}): the \
+user decides."
+        ),
+    };
     let description = format!(
         "Run a bash command and get its output (stdout and stderr together).\n\
 \n\
@@ -174,10 +192,31 @@ instead of running the command again. `head`/`tail` limit the lines shown; a tra
 `| tail -n N` becomes the same limit, so the full output is still kept.\n\
 \n\
 Result: the last line says how the command ended when it failed (`Command exited with code N`, a \
-signal, `[Command timed out after N seconds]`; timeout in seconds, default {timeout}, at most 3600).",
+signal, `[Command timed out after N seconds]`; timeout in seconds, default {timeout}, at most 3600).{sandbox}",
     );
     let mut tool = Tool::new(BASH_TOOL, description, object(bashrt_core::params_schema()))
         .with_title("Bash")
+        .with_raw_output_schema(object(portable(bashrt_core::details_schema())));
+    tool.annotations = Some(ToolAnnotations::new().read_only(false).destructive(true).open_world(true));
+    tool.meta = Some(tool_meta(result_chars(settings)));
+    tool
+}
+
+fn bash_escalated_tool(settings: &Settings) -> Tool {
+    let description = format!(
+        "Run a bash command with more than the sandbox allows, after a `{BASH_TOOL}` result said \
+`[Sandbox denied: …]`: the same arguments as `{BASH_TOOL}`, plus `sandbox`, which says what it needs and \
+why: `write` (paths to make writable), `read` (credentials to make readable), `network`: \"on\", \
+`loopbackPorts` (local services), or `off`: true (no sandbox at all), and `reason` (shown to the user). \
+The user's client asks them before this tool runs; nothing else changes, and the next `{BASH_TOOL}` calls \
+are sandboxed as before."
+    );
+    let mut schema = bashrt_core::params_schema();
+    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        required.push(Value::String("sandbox".into()));
+    }
+    let mut tool = Tool::new(BASH_ESCALATED_TOOL, description, object(schema))
+        .with_title("Bash, beyond the sandbox")
         .with_raw_output_schema(object(portable(bashrt_core::details_schema())));
     tool.annotations = Some(ToolAnnotations::new().read_only(false).destructive(true).open_world(true));
     tool.meta = Some(tool_meta(result_chars(settings)));

@@ -200,6 +200,11 @@ impl Output {
         }
     }
 
+    /// An event line of its own (`approval_request`).
+    pub fn event(&self, message: &impl Serialize) {
+        self.send(message);
+    }
+
     fn send(&self, message: &impl Serialize) {
         let mut line = Vec::new();
         if append_line(&mut line, message) {

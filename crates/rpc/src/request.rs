@@ -97,6 +97,8 @@ pub enum Request {
     GetState(SessionOnly),
     GetHistory(HistoryRequest),
     ListSessions,
+    SetCapabilities(CapabilitiesRequest),
+    Approval(ApprovalAnswer),
 }
 
 impl Request {
@@ -111,6 +113,8 @@ impl Request {
             Request::GetState(_) => "get_state",
             Request::GetHistory(_) => "get_history",
             Request::ListSessions => "list_sessions",
+            Request::SetCapabilities(_) => "set_capabilities",
+            Request::Approval(_) => "approval",
         }
     }
 }
@@ -164,6 +168,35 @@ pub struct ToolCallRequest {
     pub tool_names: Vec<String>,
     #[serde(default)]
     pub session_id: Option<String>,
+}
+
+/// `{"type":"set_capabilities","approvals":true}`: what the client can do for the server.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilitiesRequest {
+    /// It shows `approval_request` events to its user and answers them with `approval`.
+    #[serde(default)]
+    pub approvals: bool,
+}
+
+/// `{"type":"approval","approvalId","decision":"once"|"session"|"deny","message"?}`
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalAnswer {
+    pub approval_id: String,
+    pub decision: Decision,
+    /// Words for the model (with `deny`).
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// What the user decided.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Once,
+    Session,
+    Deny,
 }
 
 /// `{"type":"abort","toolCallId"}`
@@ -239,6 +272,8 @@ pub fn parse(frame: Frame) -> Result<Envelope, Rejected> {
         "get_state" => fields(object, "get_state").map(Request::GetState),
         "get_history" => fields(object, "get_history").map(Request::GetHistory),
         "list_sessions" => Ok(Request::ListSessions),
+        "set_capabilities" => fields(object, "set_capabilities").map(Request::SetCapabilities),
+        "approval" => fields(object, "approval").map(Request::Approval),
         _ => Err(RequestError::UnknownType(kind.clone())),
     };
     match request {

@@ -19,6 +19,8 @@
 //! Here: the server, its input threads and the dispatch of each line; `shared` is what every thread
 //! shares (the sessions, the running commands and their limits), `commands` serves each command.
 
+mod approvals;
+mod approver;
 mod commands;
 mod shared;
 
@@ -130,6 +132,8 @@ impl Server {
         let Server { config, sender, events } = self;
         warm_snapshot(&config.runtime);
         let shared = Arc::new(Shared::new(config, Output::new(output)));
+        // A call's `sandbox` request is put to this server's client (when it said it can answer).
+        shared.runtime.set_approver(Arc::new(approver::RpcApprover { shared: Arc::downgrade(&shared) }));
         observe_jobs(&shared);
         let baton = standby_reader(&shared, &sender);
         let (input_shared, input_baton) = (shared.clone(), baton.clone());
@@ -322,6 +326,12 @@ fn dispatch(shared: &Arc<Shared>, frame: Frame, here: &mut Inline) {
             list_sessions(shared, id.as_ref());
             Ok(())
         }
+        Request::SetCapabilities(req) => {
+            shared.approvals.enable(req.approvals);
+            shared.output.ok(id.as_ref(), "set_capabilities");
+            Ok(())
+        }
+        Request::Approval(req) => commands::approval(shared, id.as_ref(), req),
     };
     if let Err(e) = started {
         shared.output.fail(id.as_ref(), command, &e.to_string());

@@ -63,7 +63,7 @@ async def initialize(session, init):
 
 async def tools(session, init):
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert set(listed) == {"bash", "read_output", "job"}, listed.keys()
+    assert set(listed) == {"bash", "read_output", "job", "bash_escalated"}, listed.keys()
     cli_schema = json.loads(subprocess.run([BASHRT, "schema"], capture_output=True, check=True).stdout)
     bash = listed["bash"]
     assert bash.input_schema == cli_schema, (bash.input_schema, cli_schema)
@@ -82,6 +82,43 @@ async def tools(session, init):
         "action", "id", "until", "port", "timeout", "input", "keys", "close", "deadline"
     }, job.input_schema
     assert "yield_ms" in bash.input_schema["properties"] and "background" in bash.input_schema["properties"]
+    escalated = listed["bash_escalated"]
+    assert escalated.input_schema["required"] == ["command", "sandbox"], escalated.input_schema
+    assert "[Sandbox denied" in bash.description and "bash_escalated" in bash.description
+
+
+async def sandbox(session, init):
+    import tempfile
+
+    # A directory outside every writable root (the workspace, /tmp, the caches).
+    parent = "/run" if os.geteuid() == 0 else os.path.expanduser("~")
+    outside = tempfile.mkdtemp(dir=parent)
+    other = tempfile.mkdtemp(dir=parent)
+    try:
+        denied = await session.call_tool("bash", {"command": f"touch {outside}/x"})
+        assert f"[Sandbox denied: write to {outside}/x (outside the writable roots" in text(denied), text(denied)
+        assert details(denied)["sandbox"]["denials"][0]["kind"] == "write", details(denied)
+        # `bash` cannot ask anyone: it names the tool the client asks the user about.
+        asked = await session.call_tool(
+            "bash", {"command": f"touch {outside}/x", "sandbox": {"write": [outside], "reason": "test"}}
+        )
+        assert asked.is_error, text(asked)
+        assert text(asked).startswith(f"Not run: the sandbox does not allow write {outside}, and `bash` cannot ask"), text(asked)
+        assert "call `bash_escalated` with the same arguments" in text(asked), text(asked)
+        assert not os.path.exists(f"{outside}/x")
+        # `bash_escalated` (the client's permission prompt approved it): that write, nothing more.
+        granted = await session.call_tool(
+            "bash_escalated",
+            {"command": f"touch {outside}/x && echo made; touch {other}/y", "sandbox": {"write": [outside], "reason": "test"}},
+        )
+        assert text(granted).startswith("made\n"), text(granted)
+        assert f"[Sandbox denied: write to {other}/y" in text(granted), text(granted)
+        assert details(granted)["sandbox"]["grant"]["scope"] == "once", details(granted)
+        assert os.path.exists(f"{outside}/x") and not os.path.exists(f"{other}/y")
+        missing = await session.call_tool("bash_escalated", {"command": "true"})
+        assert missing.is_error and "`sandbox` is required" in text(missing), text(missing)
+    finally:
+        subprocess.run(["rm", "-rf", outside, other], check=True)
 
 
 async def structured(session, init):
@@ -434,6 +471,7 @@ SCENARIOS = {
     "read_output": (read_output, []),
     "concurrent": (concurrent, []),
     "jobs": (jobs, []),
+    "sandbox": (sandbox, []),
 }
 
 

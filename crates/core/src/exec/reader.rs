@@ -24,12 +24,15 @@ pub(crate) struct OutputReader {
     nonblocking: bool,
     /// Set once the pipe was given a large buffer, at the first read that found output in bulk.
     grown: bool,
+    /// The read end after the end of the output was read (every writer had closed it, and it was
+    /// empty): for a FIFO that the next call may write through again ([`Self::into_spent`]).
+    spent: Option<OwnedFd>,
 }
 
 impl OutputReader {
     /// The merged output (or stderr alone, when stdout is split off).
     pub(crate) fn new(fd: OwnedFd) -> Self {
-        Self { fd: Some(fd), buf: Vec::new(), stdout: false, nonblocking: false, grown: false }
+        Self { fd: Some(fd), buf: Vec::new(), stdout: false, nonblocking: false, grown: false, spent: None }
     }
 
     /// The stdout pipe of a split execution.
@@ -67,7 +70,7 @@ impl OutputReader {
         let mut probe = [0u8; PROBE];
         let Some(n) = read_some(fd.as_fd(), &mut probe)? else { return Ok(()) };
         if n == 0 {
-            self.close();
+            self.spent = self.fd.take();
             return Ok(());
         }
         if self.deliver(&probe[..n], consumer) == Flow::Stop || n < PROBE {
@@ -93,6 +96,15 @@ impl OutputReader {
         self.fd
     }
 
+    /// The read end, when its output was read to the end (nothing wrote to it since, nothing holds
+    /// its write end); whether it was stdout's.
+    pub(crate) fn into_spent(self) -> Option<(OwnedFd, bool)> {
+        let stdout = self.stdout;
+        // Still open: spent as well when every writer closed it and nothing is left to read.
+        let open = self.fd.filter(|fd| pipe::closed_and_empty(fd.as_fd()));
+        self.spent.or(open).map(|fd| (fd, stdout))
+    }
+
     /// Whether some process still holds the write end ([`pipe::has_writers`]). False once closed.
     pub(crate) fn has_writers(&self) -> bool {
         self.fd().is_some_and(pipe::has_writers)
@@ -112,7 +124,7 @@ impl OutputReader {
             self.grown = true;
         }
         if n == 0 {
-            self.close();
+            self.spent = self.fd.take();
         } else {
             let chunk = std::mem::take(&mut self.buf);
             self.deliver(&chunk[..n], consumer);

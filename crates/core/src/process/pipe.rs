@@ -59,6 +59,12 @@ pub(crate) fn has_writers(fd: BorrowedFd<'_>) -> bool {
     }
 }
 
+/// Every writer closed the pipe (`POLLHUP`) and nothing is left to read (no `POLLIN`).
+pub(crate) fn closed_and_empty(fd: BorrowedFd<'_>) -> bool {
+    let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
+    matches!(nix::poll::poll(&mut fds, PollTimeout::ZERO), Ok(1)) && fds[0].revents() == Some(PollFlags::POLLHUP)
+}
+
 /// Makes reads of `fd` return `EAGAIN` instead of waiting.
 pub(crate) fn set_nonblocking(fd: BorrowedFd<'_>) -> io::Result<()> {
     let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);

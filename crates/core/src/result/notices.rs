@@ -90,8 +90,12 @@ pub(crate) fn shape_tool_result(report: RunReport<'_>, mut details: Details) -> 
     if let Some(reader) = &report.waiting_for_input {
         notices.push(format!("[It was waiting for input: {reader} was reading the terminal]"));
     }
-    let (sandbox_notices, sandbox) =
-        super::sandbox::report(&report.sandbox, &text, report.final_cwd.as_deref().unwrap_or(report.cwd));
+    let (sandbox_notices, sandbox) = super::sandbox::report(
+        &report.sandbox,
+        &text,
+        report.final_cwd.as_deref().unwrap_or(report.cwd),
+        report.started(),
+    );
     notices.extend(sandbox_notices);
     details.sandbox = sandbox;
     let failure = match report.outcome {

@@ -85,6 +85,12 @@ pub(crate) struct RunReport<'a> {
 impl<'a> RunReport<'a> {
     /// A report of output alone, for a view of it while its command still runs (a yielded call, a
     /// job's new output): no outcome yet, no limits, `max_bytes` of view. Set the rest by update.
+    /// When the command started, as far as the clock now tells (its duration ago).
+    pub(crate) fn started(&self) -> std::time::Instant {
+        let now = std::time::Instant::now();
+        now.checked_sub(std::time::Duration::from_millis(self.duration_ms + 1)).unwrap_or(now)
+    }
+
     pub(crate) fn of_output(
         output: SinkOutput,
         cwd: &'a Path,

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::paths::PrivateTmp;
-use super::settings::{Mode, SandboxSettings};
-use super::{workspace, Sandbox, SandboxError};
+use super::settings::{Mode, Network, SandboxSettings};
+use super::supervisor::Supervisor;
+use super::{workspace, Sandbox, SandboxError, SandboxRequest};
 
 /// Directories remembered at most; past it the map starts again (the sandboxes stay shared through
 /// the workspaces' map and the shells that hold them).
@@ -24,6 +25,10 @@ struct Inner {
     by_workspace: HashMap<Vec<PathBuf>, Arc<Sandbox>>,
     /// The commands' `TMPDIR`, made with the first sandbox and removed with the runtime.
     tmp: Option<PrivateTmp>,
+    /// The network supervisor, started with the first sandbox on loopback.
+    supervisor: Option<Arc<Supervisor>>,
+    /// Requests a person granted for the rest of the runtime's life.
+    grants: Vec<SandboxRequest>,
 }
 
 impl SandboxCache {
@@ -36,17 +41,12 @@ impl SandboxCache {
         if let Some(found) = inner.by_dir.get(cwd) {
             return Ok(Some(Arc::clone(found)));
         }
+        let settings = &inner.grants.iter().fold(settings.clone(), |s, g| g.widened(&s));
         let roots = workspace::roots(cwd);
         let sandbox = match inner.by_workspace.get(&roots) {
             Some(found) => Arc::clone(found),
             None => {
-                if inner.tmp.is_none() {
-                    let tmp = PrivateTmp::create()
-                        .map_err(|e| SandboxError::Build { step: "private TMPDIR", reason: e.to_string() })?;
-                    inner.tmp = Some(tmp);
-                }
-                let tmp = inner.tmp.as_ref().map(PrivateTmp::path).unwrap_or(Path::new("/tmp"));
-                let sandbox = Sandbox::compile(settings, roots.clone(), tmp)?;
+                let sandbox = compile(&mut inner, settings, roots.clone())?;
                 inner.by_workspace.insert(roots, Arc::clone(&sandbox));
                 sandbox
             }
@@ -57,4 +57,52 @@ impl SandboxCache {
         inner.by_dir.insert(cwd.to_path_buf(), Arc::clone(&sandbox));
         Ok(Some(sandbox))
     }
+
+    /// The sandbox for one call in `cwd` widened by `request` (granted once): compiled for it alone.
+    pub(crate) fn once(
+        &self,
+        settings: &SandboxSettings,
+        cwd: &Path,
+        request: &SandboxRequest,
+    ) -> Result<Arc<Sandbox>, SandboxError> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let settings = inner.grants.iter().fold(request.widened(settings), |s, g| g.widened(&s));
+        compile(&mut inner, &settings, workspace::roots(cwd))
+    }
+
+    /// Grants `request` for the rest of the runtime's life: later calls get a widened sandbox (and
+    /// so new shells).
+    pub(crate) fn grant(&self, request: &SandboxRequest) {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.grants.push(SandboxRequest { reason: request.reason.clone(), off: false, ..request.clone() });
+        inner.by_dir.clear();
+        inner.by_workspace.clear();
+    }
+
+    /// The standing grants.
+    pub(crate) fn grants(&self) -> Vec<SandboxRequest> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner).grants.clone()
+    }
+}
+
+/// Compiles a sandbox with the runtime's private directories, starting the network supervisor first
+/// when the policy needs it.
+fn compile(
+    inner: &mut Inner,
+    settings: &SandboxSettings,
+    roots: Vec<std::path::PathBuf>,
+) -> Result<Arc<Sandbox>, SandboxError> {
+    if inner.tmp.is_none() {
+        let tmp =
+            PrivateTmp::create().map_err(|e| SandboxError::Build { step: "private TMPDIR", reason: e.to_string() })?;
+        inner.tmp = Some(tmp);
+    }
+    if settings.network == Network::Loopback && inner.supervisor.is_none() {
+        let supervisor = Supervisor::start(settings.allow_loopback_ports.clone())
+            .map_err(|e| SandboxError::Build { step: "network supervisor", reason: e.to_string() })?;
+        inner.supervisor = Some(Arc::new(supervisor));
+    }
+    let supervisor = inner.supervisor.clone().filter(|_| settings.network == Network::Loopback);
+    let tmp = inner.tmp.as_ref().map(PrivateTmp::path).unwrap_or(Path::new("/tmp"));
+    Sandbox::compile(settings, roots, tmp, supervisor)
 }

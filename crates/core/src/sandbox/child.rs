@@ -5,11 +5,11 @@ use std::io;
 use std::os::fd::RawFd;
 
 /// No new privileges (set-user-ID programs and file capabilities gain nothing, and Landlock and
-/// seccomp may be enforced without privilege), then the ruleset, then the filter. An error makes the
-/// spawn fail with it: nothing runs unconfined by accident.
-pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter]) -> io::Result<()> {
-    // SAFETY: plain system calls; `program` points at `filter`, which outlives the call (the kernel
-    // copies it).
+/// seccomp may be enforced without privilege), then the ruleset, then the filter — with a listener
+/// sent over `channel` to the network supervisor when there is one. An error makes the spawn fail
+/// with it: nothing runs unconfined by accident.
+pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: Option<RawFd>) -> io::Result<()> {
+    // SAFETY: plain system calls on memory that outlives them (the kernel copies the programs).
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
@@ -17,14 +17,59 @@ pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter]) -> io::Resul
         if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
             return Err(io::Error::last_os_error());
         }
-        let Ok(len) = u16::try_from(filter.len()) else {
-            return Err(io::Error::from_raw_os_error(libc::E2BIG));
-        };
-        let program = libc::sock_fprog { len, filter: filter.as_ptr().cast_mut() };
-        let flags: libc::c_ulong = 0;
-        if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &program as *const libc::sock_fprog)
-            != 0
-        {
+        match channel {
+            None => {
+                install(filter, 0)?;
+            }
+            Some(channel) => {
+                let listener = install(filter, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)?;
+                let sent = send_fd(channel, listener as RawFd);
+                libc::close(listener as RawFd);
+                sent?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Installs `filter`; returns what `seccomp` returned (the listener with `NEW_LISTENER`).
+unsafe fn install(filter: &[libc::sock_filter], flags: libc::c_ulong) -> io::Result<libc::c_long> {
+    let Ok(len) = u16::try_from(filter.len()) else {
+        return Err(io::Error::from_raw_os_error(libc::E2BIG));
+    };
+    let program = libc::sock_fprog { len, filter: filter.as_ptr().cast_mut() };
+    // SAFETY: `program` points at `filter`, alive for the call.
+    let rc = unsafe {
+        libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &program as *const libc::sock_fprog)
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(rc)
+}
+
+/// Sends `fd` over the datagram socket `channel`, with one byte, on the stack.
+unsafe fn send_fd(channel: RawFd, fd: RawFd) -> io::Result<()> {
+    let mut byte = super::supervisor::HELLO;
+    let mut iov = libc::iovec { iov_base: (&raw mut byte).cast(), iov_len: 1 };
+    // Aligned for a cmsghdr, larger than one descriptor's control message.
+    let mut control = [0u64; 8];
+    // SAFETY: a zeroed msghdr is a valid empty one; the pointers set below outlive the sendmsg.
+    unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &raw mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+        if libc::sendmsg(channel, &msg, 0) < 0 {
             return Err(io::Error::last_os_error());
         }
     }

@@ -40,7 +40,7 @@ pub enum Certainty {
     Exact,
     /// The path is refused by the policy and the user's own rights would allow it.
     Checked,
-    /// The signs of a refused network connection, with the network off.
+    /// The signs of a refused network connection (a failed name lookup: no UDP in the sandbox).
     Likely,
 }
 
@@ -53,6 +53,9 @@ pub struct Denial {
     /// The path, as the user knows it (`~/…`), for writes and reads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The address, for a connection or bind the network supervisor refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
     /// How sure bashrt is that the sandbox refused it.
     pub certainty: Certainty,
     /// The output line that showed it.
@@ -86,12 +89,24 @@ pub(super) fn find(policy: &Policy, text: &str, cwd: &Path) -> Vec<Denial> {
         }
         let short = || line.chars().take(300).collect::<String>();
         if line.contains("\"no new privileges\" flag is set") || line.contains("no new privileges flag") {
-            out.push(Denial { kind: DenialKind::Privilege, path: None, certainty: Certainty::Exact, line: short() });
+            out.push(Denial {
+                kind: DenialKind::Privilege,
+                path: None,
+                address: None,
+                certainty: Certainty::Exact,
+                line: short(),
+            });
             continue;
         }
-        if policy.network == Network::Off && NETWORK_SIGNS.iter().any(|s| line.contains(s)) {
+        if policy.network != Network::On && NETWORK_SIGNS.iter().any(|s| line.contains(s)) {
             if !out.iter().any(|d| d.kind == DenialKind::Network) {
-                out.push(Denial { kind: DenialKind::Network, path: None, certainty: Certainty::Likely, line: short() });
+                out.push(Denial {
+                    kind: DenialKind::Network,
+                    path: None,
+                    address: None,
+                    certainty: Certainty::Likely,
+                    line: short(),
+                });
             }
             continue;
         }
@@ -103,7 +118,13 @@ pub(super) fn find(policy: &Policy, text: &str, cwd: &Path) -> Vec<Denial> {
             let Some(kind) = refused(policy, &path) else { continue };
             let shown = policy.show(&path);
             if !out.iter().any(|d| d.path.as_deref() == Some(shown.as_str())) {
-                out.push(Denial { kind, path: Some(shown), certainty: Certainty::Checked, line: short() });
+                out.push(Denial {
+                    kind,
+                    path: Some(shown),
+                    address: None,
+                    certainty: Certainty::Checked,
+                    line: short(),
+                });
             }
             break;
         }

@@ -18,10 +18,13 @@
 mod cache;
 mod child;
 mod denial;
+mod grant;
 mod paths;
 mod rules;
 mod secrets;
+mod sensitive;
 mod settings;
+mod supervisor;
 mod workspace;
 
 use std::ffi::OsString;
@@ -32,7 +35,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use denial::{Certainty, Denial, DenialKind};
-pub use settings::{CacheRoots, Fallback, Mode, Network, SandboxSettings};
+pub use grant::{Approval, ApprovalAsk, Approver, RequestedNetwork, SandboxRequest};
+pub use settings::{ApprovalPolicy, CacheRoots, Fallback, Mode, Network, SandboxSettings};
 
 pub(crate) use cache::SandboxCache;
 
@@ -73,6 +77,8 @@ pub struct Sandbox {
     ruleset: OwnedFd,
     /// The seccomp program.
     filter: Vec<libc::sock_filter>,
+    /// With the network on loopback: the supervisor that answers the program's notifications.
+    notify: Option<Arc<supervisor::Supervisor>>,
     /// Variables of the runtime's environment that look like secrets: left out of every shell's.
     env_removed: Vec<OsString>,
     /// The private `TMPDIR`.
@@ -82,6 +88,8 @@ pub struct Sandbox {
     runner_dir: tempfile::TempDir,
     /// The notice naming `env_removed` was given.
     told_env: AtomicBool,
+    /// Files in the workspace that run outside the sandbox later, watched.
+    sensitive: Option<sensitive::Sensitive>,
     /// Copies of the snapshots its shells source, by the runtime's path of each.
     snapshots: std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
 }
@@ -103,7 +111,12 @@ impl Eq for Sandbox {}
 impl Sandbox {
     /// Compiles the policy of `settings` for commands run in `workspace` (its roots), with `tmpdir`
     /// as their private temporary directory.
-    fn compile(settings: &SandboxSettings, workspace: Vec<PathBuf>, tmpdir: &Path) -> Result<Arc<Self>, SandboxError> {
+    fn compile(
+        settings: &SandboxSettings,
+        workspace: Vec<PathBuf>,
+        tmpdir: &Path,
+        supervisor: Option<Arc<supervisor::Supervisor>>,
+    ) -> Result<Arc<Self>, SandboxError> {
         let abi = rules::abi();
         if abi == 0 {
             return Err(SandboxError::Unavailable(
@@ -113,13 +126,21 @@ impl Sandbox {
             ));
         }
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let runner_dir = crate::private_dir::temp_dir("bashrt-shells-").map_err(|(path, e)| SandboxError::Build {
-            step: "runner directory",
-            reason: format!("{}: {e}", path.display()),
+        let runner_dir = crate::private_dir::memory_temp_dir("bashrt-shells-").map_err(|(path, e)| {
+            SandboxError::Build { step: "runner directory", reason: format!("{}: {e}", path.display()) }
         })?;
+        let sensitive =
+            workspace.first().and_then(|top| sensitive::Sensitive::watch(top, workspace.get(1).map(PathBuf::as_path)));
         let policy = paths::Policy::resolve(settings, workspace, home.as_deref(), &[tmpdir, runner_dir.path()]);
         let ruleset = rules::landlock(&policy, abi)?;
-        let filter = rules::seccomp(settings.network)?;
+        let (filter, notify) = rules::seccomp(settings.network)?;
+        let notify = match (notify, supervisor) {
+            (true, Some(supervisor)) => Some(supervisor),
+            (false, _) => None,
+            (true, None) => {
+                return Err(SandboxError::Build { step: "network supervisor", reason: "not started".into() });
+            }
+        };
         let env_removed = match settings.env_filter {
             true => secrets::to_remove(std::env::vars_os(), &settings.env_keep),
             false => Vec::new(),
@@ -130,10 +151,12 @@ impl Sandbox {
             digest,
             ruleset,
             filter,
+            notify,
             env_removed,
             tmpdir: tmpdir.to_path_buf(),
             runner_dir,
             told_env: AtomicBool::new(false),
+            sensitive,
             snapshots: Default::default(),
         }))
     }
@@ -151,7 +174,10 @@ impl Sandbox {
         // SAFETY: the closure runs in the child between fork and exec and makes only system calls
         // (prctl, landlock_restrict_self, seccomp) on memory prepared before the fork.
         unsafe {
-            std::os::unix::process::CommandExt::pre_exec(command, move || child::enforce(ruleset, &me.filter));
+            std::os::unix::process::CommandExt::pre_exec(command, move || {
+                let channel = me.notify.as_ref().map(|supervisor| supervisor.channel());
+                child::enforce(ruleset, &me.filter, channel)
+            });
         }
     }
 
@@ -213,6 +239,29 @@ impl Sandbox {
     /// against the policy; `cwd` resolves relative paths.
     pub fn denials(&self, text: &str, cwd: &Path) -> Vec<Denial> {
         denial::find(&self.policy, text, cwd)
+    }
+
+    /// The connections and binds the network supervisor refused since `since` (any command of
+    /// this runtime's sandboxes: two calls running at once may see each other's).
+    pub(crate) fn network_denials(&self, since: std::time::Instant) -> Vec<Denial> {
+        let Some(supervisor) = &self.notify else { return Vec::new() };
+        supervisor
+            .denials_since(since)
+            .into_iter()
+            .map(|d| Denial {
+                kind: DenialKind::Network,
+                path: None,
+                address: Some(d.address.to_string()),
+                certainty: Certainty::Exact,
+                line: format!("{} to {} by {}", d.op, d.address, d.program),
+            })
+            .collect()
+    }
+
+    /// The watched files of the workspace that run outside the sandbox later (git hooks and config,
+    /// `.envrc`, …) and changed since the last look.
+    pub(crate) fn sensitive_changes(&self) -> Vec<String> {
+        self.sensitive.as_ref().map(sensitive::Sensitive::changed).unwrap_or_default()
     }
 
     /// A summary for `bashrt sandbox`: one line per part of the policy.

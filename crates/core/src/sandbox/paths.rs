@@ -134,6 +134,7 @@ impl Policy {
         };
         let network = match self.network {
             Network::Off => "off",
+            Network::Loopback => "loopback",
             Network::On => "on",
         };
         let names = env_removed.iter().map(|n| n.to_string_lossy()).collect::<Vec<_>>().join(", ");
@@ -155,8 +156,10 @@ pub(super) fn expand_home(path: &Path, home: Option<&Path>) -> Option<PathBuf> {
     }
 }
 
-/// The path with its links resolved, when it exists.
+/// The path with its links resolved, when it exists. Most listed paths do not (a cache of a tool
+/// the user lacks): one `stat` tells, before `realpath` reads every component's link.
 fn canonical(path: &Path) -> Option<PathBuf> {
+    std::fs::symlink_metadata(path).ok()?;
     std::fs::canonicalize(path).ok()
 }
 

@@ -17,6 +17,9 @@ use super::paths::{Policy, DEVICES};
 use super::settings::Network;
 use super::SandboxError;
 
+/// The obsolete packet socket type (`SOCK_PACKET`, 10), refused with the rest.
+const SOCK_PACKET: i32 = 10;
+
 /// The newest Landlock ABI whose rights are asked for; older kernels enforce what they know.
 const WANTED: ABI = ABI::V6;
 
@@ -101,15 +104,27 @@ fn split_dirs(deny: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
-/// The seccomp program: EPERM for the kernel keyrings (credentials), io_uring (it performs I/O no
-/// filter sees), BPF and perf (kernel attack surface no build needs), and, with the network off, for
-/// IP and packet sockets. On x86_64 the x32 system call numbers are refused first (they would reach
-/// the same calls under other numbers).
-pub(super) fn seccomp(network: Network) -> Result<Vec<libc::sock_filter>, SandboxError> {
+/// The seccomp programs: what is refused, and (with the network on loopback) what the supervisor
+/// answers.
+///
+/// Refused with EPERM: the kernel keyrings (credentials), io_uring (it performs I/O no filter sees),
+/// BPF and perf (kernel attack surface no build needs); with the network off, IP and packet sockets;
+/// on loopback, every IP socket but a stream one (no UDP: no way out by DNS), packet sockets, and
+/// TCP Fast Open (a `sendto` that connects). On x86_64 the x32 system call numbers are refused first
+/// (they would reach the same calls under other numbers). On loopback, `connect`, `bind` and
+/// `listen` go to the supervisor ([`super::supervisor`]).
+///
+/// One program: the supervisor's part follows the refusals, each of their "allow" answers turned into
+/// a jump to it, so that every system call of a confined process runs one filter, not two. `true`
+/// with it: the program is installed with a listener.
+pub(super) fn seccomp(network: Network) -> Result<(Vec<libc::sock_filter>, bool), SandboxError> {
     let error = |e: seccompiler::BackendError| SandboxError::Build { step: "seccomp filter", reason: e.to_string() };
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| {
         SandboxError::Unavailable(format!("no seccomp syscall table for {}: {e}", std::env::consts::ARCH))
     })?;
+    let cond = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(error)
+    };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in [
         libc::SYS_io_uring_setup,
@@ -123,13 +138,40 @@ pub(super) fn seccomp(network: Network) -> Result<Vec<libc::sock_filter>, Sandbo
     ] {
         rules.insert(nr, Vec::new());
     }
-    if network == Network::Off {
-        let mut socket = Vec::new();
-        for domain in [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET] {
-            let condition =
-                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, domain as u64).map_err(error)?;
-            socket.push(SeccompRule::new(vec![condition]).map_err(error)?);
+    let mut socket = Vec::new();
+    match network {
+        Network::On => {}
+        Network::Off => {
+            for domain in [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET] {
+                socket.push(SeccompRule::new(vec![cond(0, SeccompCmpOp::Eq, domain as u64)?]).map_err(error)?);
+            }
         }
+        Network::Loopback => {
+            socket.push(SeccompRule::new(vec![cond(0, SeccompCmpOp::Eq, libc::AF_PACKET as u64)?]).map_err(error)?);
+            for domain in [libc::AF_INET, libc::AF_INET6] {
+                for kind in [
+                    libc::SOCK_DGRAM,
+                    libc::SOCK_RAW,
+                    libc::SOCK_RDM,
+                    libc::SOCK_SEQPACKET,
+                    libc::SOCK_DCCP,
+                    SOCK_PACKET,
+                ] {
+                    let domain = cond(0, SeccompCmpOp::Eq, domain as u64)?;
+                    // The type's low bits; SOCK_NONBLOCK and SOCK_CLOEXEC sit above them.
+                    let kind = cond(1, SeccompCmpOp::MaskedEq(0xf), kind as u64)?;
+                    socket.push(SeccompRule::new(vec![domain, kind]).map_err(error)?);
+                }
+            }
+            let fast_open = libc::MSG_FASTOPEN as u64;
+            for (nr, arg) in [(libc::SYS_sendto, 3), (libc::SYS_sendmsg, 2), (libc::SYS_sendmmsg, 3)] {
+                let rule =
+                    SeccompRule::new(vec![cond(arg, SeccompCmpOp::MaskedEq(fast_open), fast_open)?]).map_err(error)?;
+                rules.insert(nr, vec![rule]);
+            }
+        }
+    }
+    if !socket.is_empty() {
         rules.insert(libc::SYS_socket, socket);
     }
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
@@ -137,7 +179,44 @@ pub(super) fn seccomp(network: Network) -> Result<Vec<libc::sock_filter>, Sandbo
     let program: BpfProgram = filter.try_into().map_err(error)?;
     let mut out = x32_guard();
     out.extend(program.into_iter().map(|f| libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k: f.k }));
-    Ok(out)
+    let notify = match network {
+        Network::Loopback => {
+            let rules: BTreeMap<i64, Vec<SeccompRule>> =
+                [libc::SYS_connect, libc::SYS_bind, libc::SYS_listen].into_iter().map(|nr| (nr, Vec::new())).collect();
+            // seccompiler has no user-notification action: compiled as a trace, and the return
+            // words patched.
+            let tag = SeccompAction::Trace(0);
+            let traced = u32::from(tag.clone());
+            let filter = SeccompFilter::new(rules, SeccompAction::Allow, tag, arch).map_err(error)?;
+            let program: BpfProgram = filter.try_into().map_err(error)?;
+            let ret = (libc::BPF_RET | libc::BPF_K) as u16;
+            Some(
+                program
+                    .into_iter()
+                    .map(|f| {
+                        let k = if f.code == ret && f.k == traced { libc::SECCOMP_RET_USER_NOTIF } else { f.k };
+                        libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k }
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        }
+        _ => None,
+    };
+    let Some(notify) = notify else { return Ok((out, false)) };
+    let ret = (libc::BPF_RET | libc::BPF_K) as u16;
+    let jump = (libc::BPF_JMP | libc::BPF_JA) as u16;
+    let len = out.len();
+    let mut merged: Vec<libc::sock_filter> = out
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| match f.code == ret && f.k == libc::SECCOMP_RET_ALLOW {
+            // Forward to the first instruction after this program.
+            true => libc::sock_filter { code: jump, jt: 0, jf: 0, k: (len - i - 1) as u32 },
+            false => f,
+        })
+        .collect();
+    merged.extend(notify);
+    Ok((merged, true))
 }
 
 /// `nr >= 0x40000000` (the x32 bit) → EPERM, on x86_64; nothing elsewhere.

@@ -22,6 +22,9 @@ pub enum Mode {
 pub enum Network {
     /// No IP sockets at all (unix sockets and netlink still work).
     Off,
+    /// TCP on loopback, to the servers the sandbox's own commands started (and
+    /// `sandbox.allowLoopbackPorts`); binds narrowed to loopback; nothing else (the default).
+    Loopback,
     /// Anything the user can reach.
     On,
 }
@@ -33,6 +36,18 @@ pub enum Fallback {
     Refuse,
     /// Run it unsandboxed and say so in every result.
     Warn,
+}
+
+/// `sandbox.approval`: who grants a call's `sandbox` request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalPolicy {
+    /// A person, where the front can ask one (an RPC client that said so, the TUI, an MCP client's
+    /// permission prompt for `bash_escalated`); refused elsewhere.
+    Ask,
+    /// Nobody: every request is refused.
+    Never,
+    /// Granted once without asking (for a sandbox whose owner decided in advance).
+    Always,
 }
 
 /// `sandbox.cacheRoots`: which package caches are writable.
@@ -51,6 +66,9 @@ pub struct SandboxSettings {
     pub mode: Mode,
     /// `sandbox.network`.
     pub network: Network,
+    /// `sandbox.allowLoopbackPorts`: local services a command may reach with the network on
+    /// loopback (a database the user runs, say).
+    pub allow_loopback_ports: Vec<u16>,
     /// `sandbox.writableRoots`: writable besides the workspace (absolute or `~/` paths).
     pub writable_roots: Vec<PathBuf>,
     /// `sandbox.cacheRoots`.
@@ -65,6 +83,8 @@ pub struct SandboxSettings {
     pub fallback: Fallback,
     /// `sandbox.sessionCommands`: confine the commands a person typed (`!cmd`, RPC `bash`) too.
     pub session_commands: bool,
+    /// `sandbox.approval`.
+    pub approval: ApprovalPolicy,
 }
 
 /// Credentials no command reads unless the user lists otherwise.
@@ -90,7 +110,8 @@ impl Default for SandboxSettings {
     fn default() -> Self {
         Self {
             mode: Mode::WorkspaceWrite,
-            network: Network::On,
+            network: Network::Loopback,
+            allow_loopback_ports: Vec::new(),
             writable_roots: Vec::new(),
             cache_roots: CacheRoots::Auto,
             deny_read: DEFAULT_DENY_READ.iter().map(PathBuf::from).collect(),
@@ -98,6 +119,7 @@ impl Default for SandboxSettings {
             env_keep: Vec::new(),
             fallback: Fallback::Refuse,
             session_commands: false,
+            approval: ApprovalPolicy::Ask,
         }
     }
 }
@@ -118,8 +140,9 @@ impl SandboxSettings {
             "network" => {
                 self.network = match value.as_str() {
                     Some("off") => Network::Off,
+                    Some("loopback") => Network::Loopback,
                     Some("on") => Network::On,
-                    _ => return Err("expected \"off\" or \"on\"".into()),
+                    _ => return Err("expected \"off\", \"loopback\" or \"on\"".into()),
                 }
             }
             "fallback" => {
@@ -129,7 +152,21 @@ impl SandboxSettings {
                     _ => return Err("expected \"refuse\" or \"warn\"".into()),
                 }
             }
+            "approval" => {
+                self.approval = match value.as_str() {
+                    Some("ask") => ApprovalPolicy::Ask,
+                    Some("never") => ApprovalPolicy::Never,
+                    Some("always") => ApprovalPolicy::Always,
+                    _ => return Err("expected \"ask\", \"never\" or \"always\"".into()),
+                }
+            }
             "writableRoots" => self.writable_roots = paths(value)?,
+            "allowLoopbackPorts" => {
+                self.allow_loopback_ports = value
+                    .as_array()
+                    .and_then(|list| list.iter().map(|v| v.as_u64().and_then(|p| u16::try_from(p).ok())).collect())
+                    .ok_or("expected an array of port numbers")?
+            }
             "denyRead" => self.deny_read = paths(value)?,
             "cacheRoots" => {
                 self.cache_roots = match value {

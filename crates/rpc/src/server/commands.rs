@@ -419,6 +419,27 @@ struct State {
     jobs: Vec<bashrt_core::JobInfo>,
     /// A summary, not a list: its size must not grow with the session.
     artifacts: bashrt_core::ArtifactSummary,
+    /// What the user granted the sandbox for the rest of the server's life.
+    sandbox_grants: Vec<bashrt_core::SandboxRequest>,
+}
+
+/// `approval`: the user's answer to an `approval_request`.
+pub(super) fn approval(
+    shared: &Shared,
+    id: Option<&Value>,
+    req: crate::request::ApprovalAnswer,
+) -> Result<(), CommandError> {
+    use crate::request::Decision;
+    let answer = match req.decision {
+        Decision::Once => bashrt_core::Approval::Once,
+        Decision::Session => bashrt_core::Approval::Session,
+        Decision::Deny => bashrt_core::Approval::Deny(req.message),
+    };
+    match shared.approvals.answer(&req.approval_id, answer) {
+        true => shared.output.ok(id, "approval"),
+        false => shared.output.fail(id, "approval", &format!("no approval request {} is waiting", req.approval_id)),
+    }
+    Ok(())
 }
 
 /// `get_state`: one session as the server sees it (without creating it).
@@ -446,6 +467,7 @@ pub(super) fn get_state(shared: &Shared, id: Option<&Value>, req: &SessionOnly) 
         running_tool_calls,
         jobs: shared.tool.runtime().jobs().list(),
         artifacts,
+        sandbox_grants: shared.runtime.sandbox_grants(),
     };
     shared.output.ok_with(id, "get_state", &state);
     Ok(())

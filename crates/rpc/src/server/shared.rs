@@ -48,6 +48,8 @@ pub(super) struct Shared {
     /// Held while a request is dispatched; false once the server shuts down, so no command starts
     /// after every running one was aborted.
     pub(super) accepting: Mutex<bool>,
+    /// The client's answers to `sandbox` requests.
+    pub(super) approvals: super::approvals::Approvals,
 }
 
 /// A session and the queue of its `bash` commands.
@@ -85,6 +87,7 @@ impl Shared {
             sessions: Mutex::new(HashMap::new()),
             calls: Mutex::new(Calls::default()),
             accepting: Mutex::new(true),
+            approvals: Default::default(),
         }
     }
 

@@ -95,10 +95,14 @@ impl PersistentShell {
 
     /// Closes the call's pipe, or hands it to the drainer if background processes still write to it.
     /// True when handed over.
-    pub(super) fn release(&self, outputs: &mut Vec<OutputReader>, thread: &PoolThread) -> bool {
+    pub(super) fn release(&mut self, outputs: &mut Vec<OutputReader>, thread: &PoolThread) -> bool {
         let mut held = false;
         for output in outputs.drain(..) {
             if !output.has_writers() {
+                // Read to its end: a FIFO slot's next call may write through it again.
+                if let Some((fd, stdout)) = output.into_spent() {
+                    self.slots.give_back(fd, stdout);
+                }
                 continue;
             }
             if let Some(fd) = output.into_fd() {

@@ -115,13 +115,23 @@ pub(super) struct OutputSlots {
     stdout_lent: bool,
     /// Under [`Transport::Fifo`], the directory of the slots' FIFOs.
     fifo_dir: Option<PathBuf>,
+    /// Under [`Transport::Fifo`], the read end of each slot's FIFO (output, stdout) when the last
+    /// call read it to its end: no process holds it, so the next call may write through it.
+    spent: [Option<OwnedFd>; 2],
 }
 
 impl OutputSlots {
     pub(super) fn new(transport: &Transport) -> io::Result<Self> {
         let null: OwnedFd = std::fs::OpenOptions::new().write(true).open("/dev/null")?.into();
         let fifo_dir = transport.dir().map(Path::to_path_buf);
-        Ok(Self { output: null.try_clone()?, stdout: null.try_clone()?, null, stdout_lent: false, fifo_dir })
+        Ok(Self {
+            output: null.try_clone()?,
+            stdout: null.try_clone()?,
+            null,
+            stdout_lent: false,
+            fifo_dir,
+            spent: [None, None],
+        })
     }
 
     pub(super) fn paths(&self) -> (String, String) {
@@ -139,10 +149,17 @@ impl OutputSlots {
 
     /// A new pipe for a call's output (`stdout`: for its split-off stdout), `(read, write)`, both
     /// non-blocking; [`Self::lend`] puts the write end where the runner opens it. Under a FIFO
-    /// transport, a fresh FIFO renamed over the slot's path.
-    pub(super) fn pipe(&self, stdout: bool) -> io::Result<(OwnedFd, OwnedFd)> {
+    /// transport, the slot's FIFO again when the last call read it to its end ([`Self::give_back`]:
+    /// an `open`), else a fresh FIFO renamed over the slot's path (a `mkfifo`, two `open`s and a
+    /// `rename`). The call's reader is the pipe's only one, so that a producer the call stops reading
+    /// (an extracted `| head`) gets SIGPIPE, as under bash.
+    pub(super) fn pipe(&mut self, stdout: bool) -> io::Result<(OwnedFd, OwnedFd)> {
         let Some(dir) = &self.fifo_dir else { return held_output_pipe() };
         let name = if stdout { "stdout" } else { "output" };
+        if let Some(reader) = self.spent[usize::from(stdout)].take() {
+            let writer = open_fifo(&dir.join(name), OFlag::O_WRONLY)?;
+            return Ok((reader, writer));
+        }
         let fresh = dir.join(format!("{name}.new"));
         make_fifo(&fresh).or_else(|_| {
             // One left by a call that failed half-way.
@@ -156,6 +173,13 @@ impl OutputSlots {
         let writer = open_fifo(&fresh, OFlag::O_WRONLY)?;
         std::fs::rename(&fresh, dir.join(name))?;
         Ok((reader, writer))
+    }
+
+    /// The read end of a slot's FIFO that a call read to its end (`stdout`: the stdout slot's).
+    pub(super) fn give_back(&mut self, reader: OwnedFd, stdout: bool) {
+        if self.fifo_dir.is_some() {
+            self.spent[usize::from(stdout)] = Some(reader);
+        }
     }
 
     /// Puts a call's pipes (write ends) in the slots, close-on-exec like every descriptor of the
