@@ -215,7 +215,7 @@ fn inspector_lists_calls_and_reads_a_resource() {
 
     let listed = inspect(&config, home, &["--method", "tools/list"]);
     let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["bash", "read_output", "job"]);
+    assert_eq!(names, ["bash", "read_output", "job", "bash_escalated"]);
     assert_eq!(listed["tools"][0]["inputSchema"]["required"], serde_json::json!(["command"]));
     assert!(listed["tools"][0].get("outputSchema").is_none(), "{listed}");
 

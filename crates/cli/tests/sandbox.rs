@@ -371,3 +371,22 @@ fn a_client_that_cannot_approve_gets_a_refusal_at_once() {
     assert_eq!(rpc.finish(), 0);
     assert_eq!(never.finish(), 0);
 }
+
+#[test]
+fn in_the_tui_ctrl_g_allows_what_the_sandbox_refused_for_the_session() {
+    let out = outside();
+    let term = crate::tui_support::Term::new(140, 30);
+    term.start(&[], &[]);
+    let command = format!("touch {}/made && echo made-it", out.path().display());
+    term.type_line(&command);
+    let screen = term.wait_for("the offer", |s| s.contains("ctrl+g allows it for this session"));
+    assert!(screen.contains(&format!("the sandbox refused write {}", out.path().display())), "{screen}");
+    assert!(!out.path().join("made").exists());
+    term.keys(&["C-g"]);
+    term.wait_for("the grant", |s| s.contains("sandbox widened for this session: write "));
+    term.type_line(&command);
+    term.wait_for("the second run", |s| s.contains("✓ exit 0"));
+    assert!(out.path().join("made").exists());
+    term.keys(&["C-d"]);
+    term.assert_restored(0);
+}

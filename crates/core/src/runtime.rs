@@ -218,6 +218,12 @@ impl Runtime {
         self.approver.get()
     }
 
+    /// Grants `request` for the rest of the runtime's life, as a person decided (the terminal UI's
+    /// ctrl+g): later calls run in a widened sandbox.
+    pub fn grant_sandbox(&self, request: &crate::sandbox::SandboxRequest) {
+        self.sandboxes.grant(request);
+    }
+
     /// The requests granted for the runtime's life (`get_state` lists them).
     pub fn sandbox_grants(&self) -> Vec<crate::sandbox::SandboxRequest> {
         self.sandboxes.grants()

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bashrt_core::{
-    format_size, AgentSession, ArtifactDir, BashParams, BashTool, CancelToken, JobAction, JobId, JobInfo, JobParams,
-    PtyControl, ToolResult, YieldNow,
+    AgentSession, ArtifactDir, BashParams, BashTool, CancelToken, JobAction, JobId, JobInfo, JobParams, PtyControl,
+    ToolResult, YieldNow,
 };
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::console::{console_size, Console, ConsoleAction, Screen};
-use crate::entry::{Entry, Kind, State};
+use crate::entry::{open_pager, Entry, Kind, State};
 use crate::input::{Edit, LineEditor};
 use crate::jobs::{self, Backgrounded};
 use crate::pager::doc::Source;
@@ -83,6 +83,8 @@ pub struct App {
     /// Rows scrolled back from the bottom of the transcript.
     pub scroll: usize,
     pub message: Option<String>,
+    /// What the sandbox refused the last command, which ctrl+g allows.
+    grant: Option<bashrt_core::SandboxRequest>,
     pub overlay: Option<Overlay>,
     pub quit: Option<Quit>,
     running: Option<Running>,
@@ -114,6 +116,7 @@ impl App {
             input: LineEditor::with_history(history),
             scroll: 0,
             message: None,
+            grant: None,
             overlay: None,
             quit: None,
             running: None,
@@ -241,6 +244,7 @@ impl App {
                 self.selected = jobs::next_selection(&self.running_jobs(), self.selected);
             }
             KeyCode::Char('x') if ctrl => self.kill_selected(),
+            KeyCode::Char('g') if ctrl => self.grant_offered(),
             KeyCode::Enter if self.input.is_empty() && self.selected.is_some() => self.attach_selected(),
             KeyCode::Char('c') if ctrl => {
                 if self.running.is_some() {
@@ -268,6 +272,17 @@ impl App {
                 }
             }
         }
+    }
+
+    /// ctrl+g: allow what the sandbox refused the last command, for the rest of the session.
+    fn grant_offered(&mut self) {
+        self.message = Some(match self.grant.take() {
+            Some(request) => {
+                self.ctx.tool.runtime().grant_sandbox(&request);
+                format!("sandbox widened for this session: {} — run the command again", request.summary())
+            }
+            None => "nothing to allow: ctrl+g allows what the sandbox refused the last command".into(),
+        });
     }
 
     fn page(&self) -> usize {
@@ -521,6 +536,10 @@ impl App {
             self.overlay = None;
             self.attached = None;
         }
+        self.grant = crate::grant::offer_after(&done).map(|(request, message)| {
+            self.message = Some(message);
+            request
+        });
         self.entries[running.index].state = ended(done);
     }
 
@@ -567,25 +586,6 @@ fn ended(done: Done) -> State {
         Done::Bang(result) => State::Bang(result),
         Done::Failed(message) => State::Failed(message),
     }
-}
-
-/// The pager of `entry`: its artifact, else the output the UI kept, else only what the model saw.
-pub fn open_pager(entry: &Entry) -> std::io::Result<Pager> {
-    let sigil = if entry.kind == Kind::Tool { "$" } else { "!" };
-    let title = format!("{sigil} {}", entry.command);
-    let model = entry.model_text().unwrap_or_default();
-    let (full, note) = match entry.artifact_path() {
-        Some(path) => {
-            let size = std::fs::metadata(&path).map(|m| format_size(m.len())).unwrap_or_default();
-            let id = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('.').next()).unwrap_or("?");
-            (Some((Source::open(&path)?, format!("full output, artifact://{id} ({size})"))), None)
-        }
-        None => match entry.live.captured() {
-            Some(bytes) => (Some((Source::Memory(bytes.into()), "full output".to_string())), None),
-            None => (None, Some("the full output was not kept (no artifact)".to_string())),
-        },
-    };
-    Pager::new(title, full, model, note)
 }
 
 /// The test hook (see [`FAULT_ENV`]).

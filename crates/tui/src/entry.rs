@@ -4,9 +4,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use bashrt_core::{BashResult, ToolResult};
+use bashrt_core::{format_size, BashResult, ToolResult};
 
 use crate::live::LiveTail;
+use crate::pager::doc::Source;
+use crate::pager::Pager;
 
 /// Which surface ran the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,4 +93,23 @@ impl Entry {
             State::Running { .. } => None,
         }
     }
+}
+
+/// The pager of `entry`: its artifact, else the output the UI kept, else only what the model saw.
+pub fn open_pager(entry: &Entry) -> std::io::Result<Pager> {
+    let sigil = if entry.kind == Kind::Tool { "$" } else { "!" };
+    let title = format!("{sigil} {}", entry.command);
+    let model = entry.model_text().unwrap_or_default();
+    let (full, note) = match entry.artifact_path() {
+        Some(path) => {
+            let size = std::fs::metadata(&path).map(|m| format_size(m.len())).unwrap_or_default();
+            let id = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split('.').next()).unwrap_or("?");
+            (Some((Source::open(&path)?, format!("full output, artifact://{id} ({size})"))), None)
+        }
+        None => match entry.live.captured() {
+            Some(bytes) => (Some((Source::Memory(bytes.into()), "full output".to_string())), None),
+            None => (None, Some("the full output was not kept (no artifact)".to_string())),
+        },
+    };
+    Pager::new(title, full, model, note)
 }

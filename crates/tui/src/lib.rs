@@ -12,6 +12,7 @@
 mod app;
 mod console;
 mod entry;
+mod grant;
 mod input;
 mod jobs;
 mod keys;
@@ -302,7 +303,7 @@ fn restore() {
 /// Not an API: nothing here is promised to stay.
 #[cfg(feature = "testing")]
 pub mod testing {
-    pub use crate::app::open_pager;
+    pub use crate::entry::open_pager;
     pub use crate::entry::{Entry, Kind, State};
     pub use crate::pager::doc::{Document, Source};
     pub use crate::pager::Pager;

@@ -75,15 +75,23 @@ const NETWORK_SIGNS: &[&str] = &[
     "Network is unreachable",
     "getaddrinfo",
     "socket: Operation not permitted",
-    "[Errno 1] Operation not permitted",
 ];
+
+/// A refused `socket()` shows only as `Operation not permitted`: counted as a network sign when a
+/// line up to this many before it names a socket (a Python traceback's `socket.py`).
+const SOCKET_CONTEXT: usize = 3;
 
 /// At most this many denials per call: the rest are counted, not listed.
 pub(super) const MAX_DENIALS: usize = 8;
 
 pub(super) fn find(policy: &Policy, text: &str, cwd: &Path) -> Vec<Denial> {
     let mut out: Vec<Denial> = Vec::new();
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (at, line) in lines.iter().copied().enumerate() {
+        let socket_near = || {
+            line.contains("Operation not permitted")
+                && lines[at.saturating_sub(SOCKET_CONTEXT)..=at].iter().any(|l| l.contains("socket"))
+        };
         if out.len() >= MAX_DENIALS {
             break;
         }
@@ -98,7 +106,7 @@ pub(super) fn find(policy: &Policy, text: &str, cwd: &Path) -> Vec<Denial> {
             });
             continue;
         }
-        if policy.network != Network::On && NETWORK_SIGNS.iter().any(|s| line.contains(s)) {
+        if policy.network != Network::On && (NETWORK_SIGNS.iter().any(|s| line.contains(s)) || socket_near()) {
             if !out.iter().any(|d| d.kind == DenialKind::Network) {
                 out.push(Denial {
                     kind: DenialKind::Network,

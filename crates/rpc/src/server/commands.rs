@@ -419,7 +419,8 @@ struct State {
     jobs: Vec<bashrt_core::JobInfo>,
     /// A summary, not a list: its size must not grow with the session.
     artifacts: bashrt_core::ArtifactSummary,
-    /// What the user granted the sandbox for the rest of the server's life.
+    /// What the user granted the sandbox for the rest of the server's life; absent when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     sandbox_grants: Vec<bashrt_core::SandboxRequest>,
 }
 
