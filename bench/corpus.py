@@ -2,7 +2,7 @@
 """Fidelity of `bashrt run` against plain bash on a corpus of real commands nobody here wrote.
 
 Usage: bench/corpus.py CORPUS.jsonl [--bashrt PATH] [--timeout SECS] [--limit N] [--only ID,...]
-                       [--show N] [--out FILE.jsonl]
+                       [--show N] [--out FILE.jsonl] [--set KEY=VALUE]...
 
 CORPUS.jsonl has one command per line, `{"id", "src", "cmd"}` (the differential corpus of NL2Bash and
 tldr-pages commands: it is not part of this repository). Each command runs twice through
@@ -189,6 +189,8 @@ def main():
     ap.add_argument("--only", help="only these ids, comma separated")
     ap.add_argument("--show", type=int, default=3, help="examples to print per mismatch category")
     ap.add_argument("--out", help="write one JSON line per command here")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for bashrt (e.g. sandbox.mode=off to compare with the sandbox off)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("corpus.py must run as root: every command runs as nobody, without network")
@@ -228,7 +230,8 @@ def main():
                                  args.timeout)
                 runs.append((lossy(o), s))
             make_tree(template, tree)
-            o, s = sandboxed([binary, "run", "--json", "--timeout", str(int(args.timeout)), "--", cmd], tree, env,
+            sets = [part for kv in args.set for part in ("--set", kv)]
+            o, s = sandboxed([binary, "run", "--json", "--timeout", str(int(args.timeout)), *sets, "--", cmd], tree, env,
                              args.timeout + 5)
             try:
                 result = json.loads(lossy(o))

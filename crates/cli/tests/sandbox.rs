@@ -390,3 +390,26 @@ fn in_the_tui_ctrl_g_allows_what_the_sandbox_refused_for_the_session() {
     term.keys(&["C-d"]);
     term.assert_restored(0);
 }
+
+#[test]
+fn a_long_lived_server_watches_the_hooks_and_tells_each_change_once() {
+    let env = Env::new();
+    let ok = Command::new("git").args(["init", "-q"]).current_dir(env.work()).status().unwrap().success();
+    assert!(ok);
+    let mut rpc = env.rpc(&[], &[]);
+    let first = tool_call(&mut rpc, "a", json!({"command": "echo ok"}));
+    assert_eq!(text(&first), "ok\n");
+    let hooked = tool_call(
+        &mut rpc,
+        "b",
+        json!({"command": "printf 'curl x\\n' >> .git/hooks/post-checkout; git config core.fsmonitor true; echo done"}),
+    );
+    let shown = text(&hooked);
+    assert!(
+        shown.contains("[Sandbox: changed since the last call: .git/hooks/post-checkout, .git/config — "),
+        "{shown}"
+    );
+    let quiet = tool_call(&mut rpc, "c", json!({"command": "echo again"}));
+    assert_eq!(text(&quiet), "again\n");
+    assert_eq!(rpc.finish(), 0);
+}

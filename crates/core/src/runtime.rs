@@ -169,7 +169,7 @@ impl RuntimeBuilder {
             warnings,
             single_call: self.single_call,
             jobs: crate::job::Jobs::default(),
-            sandboxes: crate::sandbox::SandboxCache::default(),
+            sandboxes: crate::sandbox::SandboxCache::new(self.single_call),
             approver: std::sync::OnceLock::new(),
             settings: Arc::new(settings),
         })

@@ -17,6 +17,8 @@ const MAX_DIRS: usize = 256;
 #[derive(Default)]
 pub(crate) struct SandboxCache {
     inner: Mutex<Inner>,
+    /// The runtime serves one call (`bashrt run`): nothing is watched (see `sensitive`).
+    single_call: bool,
 }
 
 #[derive(Default)]
@@ -32,6 +34,10 @@ struct Inner {
 }
 
 impl SandboxCache {
+    pub(crate) fn new(single_call: bool) -> Self {
+        Self { single_call, ..Self::default() }
+    }
+
     /// The sandbox for commands run in `cwd`; `Ok(None)` when the mode is `off`.
     pub(crate) fn get(&self, settings: &SandboxSettings, cwd: &Path) -> Result<Option<Arc<Sandbox>>, SandboxError> {
         if settings.mode == Mode::Off {
@@ -46,7 +52,7 @@ impl SandboxCache {
         let sandbox = match inner.by_workspace.get(&roots) {
             Some(found) => Arc::clone(found),
             None => {
-                let sandbox = compile(&mut inner, settings, roots.clone())?;
+                let sandbox = compile(&mut inner, settings, roots.clone(), !self.single_call)?;
                 inner.by_workspace.insert(roots, Arc::clone(&sandbox));
                 sandbox
             }
@@ -67,7 +73,7 @@ impl SandboxCache {
     ) -> Result<Arc<Sandbox>, SandboxError> {
         let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         let settings = inner.grants.iter().fold(request.widened(settings), |s, g| g.widened(&s));
-        compile(&mut inner, &settings, workspace::roots(cwd))
+        compile(&mut inner, &settings, workspace::roots(cwd), !self.single_call)
     }
 
     /// Grants `request` for the rest of the runtime's life: later calls get a widened sandbox (and
@@ -91,6 +97,7 @@ fn compile(
     inner: &mut Inner,
     settings: &SandboxSettings,
     roots: Vec<std::path::PathBuf>,
+    watch: bool,
 ) -> Result<Arc<Sandbox>, SandboxError> {
     if inner.tmp.is_none() {
         let tmp =
@@ -104,5 +111,5 @@ fn compile(
     }
     let supervisor = inner.supervisor.clone().filter(|_| settings.network == Network::Loopback);
     let tmp = inner.tmp.as_ref().map(PrivateTmp::path).unwrap_or(Path::new("/tmp"));
-    Sandbox::compile(settings, roots, tmp, supervisor)
+    Sandbox::compile(settings, roots, tmp, supervisor, watch)
 }

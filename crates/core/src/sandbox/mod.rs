@@ -110,12 +110,13 @@ impl Eq for Sandbox {}
 
 impl Sandbox {
     /// Compiles the policy of `settings` for commands run in `workspace` (its roots), with `tmpdir`
-    /// as their private temporary directory.
+    /// as their private temporary directory; `watch`: a long-lived runtime's (see `sensitive`).
     fn compile(
         settings: &SandboxSettings,
         workspace: Vec<PathBuf>,
         tmpdir: &Path,
         supervisor: Option<Arc<supervisor::Supervisor>>,
+        watch: bool,
     ) -> Result<Arc<Self>, SandboxError> {
         let abi = rules::abi();
         if abi == 0 {
@@ -129,8 +130,9 @@ impl Sandbox {
         let runner_dir = crate::private_dir::memory_temp_dir("bashrt-shells-").map_err(|(path, e)| {
             SandboxError::Build { step: "runner directory", reason: format!("{}: {e}", path.display()) }
         })?;
-        let sensitive =
-            workspace.first().and_then(|top| sensitive::Sensitive::watch(top, workspace.get(1).map(PathBuf::as_path)));
+        let sensitive = workspace
+            .first()
+            .and_then(|top| sensitive::Sensitive::new(top, workspace.get(1).map(PathBuf::as_path), watch));
         let policy = paths::Policy::resolve(settings, workspace, home.as_deref(), &[tmpdir, runner_dir.path()]);
         let ruleset = rules::landlock(&policy, abi)?;
         let (filter, notify) = rules::seccomp(settings.network)?;
