@@ -9,6 +9,7 @@ mod tui_support;
 
 mod agents;
 mod cli_usage;
+mod container;
 mod differential;
 mod disk;
 mod failcorpus;

@@ -80,6 +80,21 @@ pub struct SandboxDetails {
     pub grant: Option<SandboxGrant>,
 }
 
+impl SandboxDetails {
+    /// The details of a command that ran without the sandbox, and why.
+    fn unconfined(why: String, grant: Option<SandboxGrant>) -> Self {
+        Self {
+            mode: None,
+            network: None,
+            denials: Vec::new(),
+            env_removed: Vec::new(),
+            sensitive_writes: Vec::new(),
+            unconfined: Some(why),
+            grant,
+        }
+    }
+}
+
 /// The notices and details of `used`, for a command whose output the model sees as `text`, run in
 /// `cwd`.
 /// `started`: when the call started (the network supervisor's denials since then are its own).
@@ -93,30 +108,14 @@ pub(crate) fn report(
         SandboxUse::Off => (Vec::new(), None),
         SandboxUse::Unconfined(why) => (
             vec![format!("[Ran WITHOUT the sandbox: {why} (sandbox.fallback = \"warn\")]")],
-            Some(SandboxDetails {
-                mode: None,
-                network: None,
-                denials: Vec::new(),
-                env_removed: Vec::new(),
-                sensitive_writes: Vec::new(),
-                unconfined: Some(why.clone()),
-                grant: None,
-            }),
+            Some(SandboxDetails::unconfined(why.clone(), None)),
         ),
         SandboxUse::Granted { sandbox: None, grant } => (
             vec![format!(
                 "[Ran without the sandbox, as the user allowed for this call: {}]",
                 grant.request.reason.trim()
             )],
-            Some(SandboxDetails {
-                mode: None,
-                network: None,
-                denials: Vec::new(),
-                env_removed: Vec::new(),
-                sensitive_writes: Vec::new(),
-                unconfined: Some("the user allowed it for this call".into()),
-                grant: Some(grant.clone()),
-            }),
+            Some(SandboxDetails::unconfined("the user allowed it for this call".into(), Some(grant.clone()))),
         ),
         SandboxUse::On(sandbox) | SandboxUse::Granted { sandbox: Some(sandbox), .. } => {
             let grant = match used {
