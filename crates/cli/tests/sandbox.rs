@@ -413,3 +413,32 @@ fn a_long_lived_server_watches_the_hooks_and_tells_each_change_once() {
     assert_eq!(text(&quiet), "again\n");
     assert_eq!(rpc.finish(), 0);
 }
+
+#[test]
+fn unix_sockets_outside_the_workspace_are_refused_unless_listed() {
+    let env = Env::new();
+    // A service's socket outside the workspace (an SSH agent's, a container engine's).
+    let out = outside();
+    let socket = out.path().join("service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let reach = |path: &Path| {
+        format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print('reached')\" 2>&1 | tail -n 1",
+            path.display()
+        )
+    };
+    let (result, _) = env.run_json(&[], &reach(&socket));
+    let shown = text(&result);
+    assert!(shown.starts_with("PermissionError: [Errno 13] Permission denied"), "{shown}");
+    assert!(shown.contains(&format!("[Sandbox denied: connect to {} by python3", socket.display())), "{shown}");
+    // Listed: reached.
+    let allow = format!("sandbox.allowUnixSockets=[{:?}]", socket.display().to_string());
+    let (allowed, _) = env.run_json(&["--set", &allow], &reach(&socket));
+    assert!(text(&allowed).starts_with("reached\n"), "{allowed}");
+    // A socket of the workspace's own: a server and its client in one command.
+    let local = "python3 -c \"import socket; a = socket.socket(socket.AF_UNIX); a.bind('s.sock'); a.listen(); \
+                 b = socket.socket(socket.AF_UNIX); b.connect('s.sock'); print('local ok')\"";
+    let (result, _) = env.run_json(&[], local);
+    assert_eq!(text(&result), "local ok\n");
+    drop(listener);
+}

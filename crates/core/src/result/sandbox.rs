@@ -191,6 +191,11 @@ fn notice(sandbox: &Sandbox, denial: &Denial) -> String {
             format!("[Sandbox denied: read of {path} (credentials are unreadable). The user can allow it in sandbox.denyRead]")
         }
         DenialKind::Network => match (&denial.address, network) {
+            (Some(address), _) if address.starts_with('/') => format!(
+                "[Sandbox denied: {} (a unix socket outside the workspace: a service of the user's). The user can allow \
+                 it in sandbox.allowUnixSockets]",
+                denial.line
+            ),
             (Some(_), _) => format!(
                 "[Sandbox denied: {} (the network is loopback-only: commands reach only the servers the sandbox's \
                  commands started). The user can allow a local port in sandbox.allowLoopbackPorts, or the network in \

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::paths::PrivateTmp;
-use super::settings::{Mode, Network, SandboxSettings};
+use super::settings::{Mode, SandboxSettings};
 use super::supervisor::Supervisor;
 use super::{workspace, Sandbox, SandboxError, SandboxRequest};
 
@@ -104,12 +104,12 @@ fn compile(
             PrivateTmp::create().map_err(|e| SandboxError::Build { step: "private TMPDIR", reason: e.to_string() })?;
         inner.tmp = Some(tmp);
     }
-    if settings.network == Network::Loopback && inner.supervisor.is_none() {
-        let supervisor = Supervisor::start(settings.allow_loopback_ports.clone())
+    if inner.supervisor.is_none() {
+        let supervisor = Supervisor::start()
             .map_err(|e| SandboxError::Build { step: "network supervisor", reason: e.to_string() })?;
         inner.supervisor = Some(Arc::new(supervisor));
     }
-    let supervisor = inner.supervisor.clone().filter(|_| settings.network == Network::Loopback);
+    let supervisor = inner.supervisor.clone();
     let tmp = inner.tmp.as_ref().map(PrivateTmp::path).unwrap_or(Path::new("/tmp"));
     Sandbox::compile(settings, roots, tmp, supervisor, watch)
 }

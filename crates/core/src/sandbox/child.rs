@@ -8,7 +8,8 @@ use std::os::fd::RawFd;
 /// seccomp may be enforced without privilege), then the ruleset, then the filter — with a listener
 /// sent over `channel` to the network supervisor when there is one. An error makes the spawn fail
 /// with it: nothing runs unconfined by accident.
-pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: Option<RawFd>) -> io::Result<()> {
+/// `channel`: the supervisor's socket and the sandbox's id, sent with the listener.
+pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: Option<(RawFd, u64)>) -> io::Result<()> {
     // SAFETY: plain system calls on memory that outlives them (the kernel copies the programs).
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -21,9 +22,9 @@ pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: Opt
             None => {
                 install(filter, 0)?;
             }
-            Some(channel) => {
+            Some((channel, id)) => {
                 let listener = install(filter, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)?;
-                let sent = send_fd(channel, listener as RawFd);
+                let sent = send_fd(channel, listener as RawFd, id);
                 libc::close(listener as RawFd);
                 sent?;
             }
@@ -48,10 +49,10 @@ unsafe fn install(filter: &[libc::sock_filter], flags: libc::c_ulong) -> io::Res
     Ok(rc)
 }
 
-/// Sends `fd` over the datagram socket `channel`, with one byte, on the stack.
-unsafe fn send_fd(channel: RawFd, fd: RawFd) -> io::Result<()> {
-    let mut byte = super::supervisor::HELLO;
-    let mut iov = libc::iovec { iov_base: (&raw mut byte).cast(), iov_len: 1 };
+/// Sends `fd` over the datagram socket `channel`, with `id` (8 bytes), on the stack.
+unsafe fn send_fd(channel: RawFd, fd: RawFd, id: u64) -> io::Result<()> {
+    let mut bytes = id.to_ne_bytes();
+    let mut iov = libc::iovec { iov_base: bytes.as_mut_ptr().cast(), iov_len: bytes.len() };
     // Aligned for a cmsghdr, larger than one descriptor's control message.
     let mut control = [0u64; 8];
     // SAFETY: a zeroed msghdr is a valid empty one; the pointers set below outlive the sendmsg.

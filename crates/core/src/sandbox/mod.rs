@@ -148,6 +148,9 @@ impl Sandbox {
             false => Vec::new(),
         };
         let digest = policy.digest(&env_removed);
+        if let Some(supervisor) = &notify {
+            supervisor.register(digest, policy.net_policy(settings));
+        }
         Ok(Arc::new(Self {
             policy,
             digest,
@@ -177,7 +180,7 @@ impl Sandbox {
         // (prctl, landlock_restrict_self, seccomp) on memory prepared before the fork.
         unsafe {
             std::os::unix::process::CommandExt::pre_exec(command, move || {
-                let channel = me.notify.as_ref().map(|supervisor| supervisor.channel());
+                let channel = me.notify.as_ref().map(|supervisor| (supervisor.channel(), me.digest));
                 child::enforce(ruleset, &me.filter, channel)
             });
         }

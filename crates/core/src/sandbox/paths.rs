@@ -40,6 +40,20 @@ const CACHE_VARS: &[&str] =
 pub(super) const DEVICES: &[&str] =
     &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"];
 
+/// Unix sockets that answer questions and change nothing: name service caches, the journal and the
+/// system log, systemd's resolver and user database.
+const SYSTEM_SOCKETS: &[&str] = &[
+    "/run/nscd/socket",
+    "/var/run/nscd/socket",
+    "/var/lib/sss/pipes/nss",
+    "/run/systemd/resolve/io.systemd.Resolve",
+    "/run/systemd/userdb/io.systemd.Multiplexer",
+    "/run/systemd/userdb/io.systemd.NameServiceSwitch",
+    "/run/systemd/journal/socket",
+    "/run/systemd/journal/stdout",
+    "/dev/log",
+];
+
 /// Writable in `workspace-write` besides the workspace: test tooling writes `/tmp/...` directly.
 const SHARED_TMP: &[&str] = &["/tmp", "/dev/shm", "/var/tmp"];
 
@@ -56,6 +70,8 @@ pub(super) struct Policy {
     pub deny_read: Vec<PathBuf>,
     /// `$HOME`, for showing paths as `~/…`.
     pub home: Option<PathBuf>,
+    /// The runtime's own directories the commands write to (their `TMPDIR`, the runner's).
+    pub own: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -89,6 +105,7 @@ impl Policy {
             settings.deny_read.iter().filter_map(|p| expand(p)).filter_map(|p| canonical(&p)).collect();
         deny_read.sort();
         deny_read.dedup();
+        let own = own.iter().filter_map(|p| canonical(p)).collect();
         Self {
             mode: settings.mode,
             network: settings.network,
@@ -96,6 +113,23 @@ impl Policy {
             writable,
             deny_read,
             home: home.map(Path::to_path_buf),
+            own,
+        }
+    }
+
+    /// What the network supervisor checks for this policy: unix sockets in the workspace and the
+    /// runtime's own directories, the system's informational ones, the listed ones; loopback ports.
+    pub fn net_policy(&self, settings: &SandboxSettings) -> super::supervisor::NetPolicy {
+        let home = self.home.as_deref();
+        let mut unix_sockets: Vec<PathBuf> = SYSTEM_SOCKETS.iter().filter_map(|p| canonical(Path::new(p))).collect();
+        unix_sockets.extend(
+            settings.allow_unix_sockets.iter().filter_map(|p| expand_home(p, home)).filter_map(|p| canonical(&p)),
+        );
+        super::supervisor::NetPolicy {
+            loopback: self.network == Network::Loopback,
+            unix_roots: self.workspace.iter().chain(&self.own).cloned().collect(),
+            unix_sockets,
+            allowed_ports: settings.allow_loopback_ports.clone(),
         }
     }
 

@@ -111,8 +111,8 @@ fn split_dirs(deny: &[PathBuf]) -> Vec<PathBuf> {
 /// BPF and perf (kernel attack surface no build needs); with the network off, IP and packet sockets;
 /// on loopback, every IP socket but a stream one (no UDP: no way out by DNS), packet sockets, and
 /// TCP Fast Open (a `sendto` that connects). On x86_64 the x32 system call numbers are refused first
-/// (they would reach the same calls under other numbers). On loopback, `connect`, `bind` and
-/// `listen` go to the supervisor ([`super::supervisor`]).
+/// (they would reach the same calls under other numbers). `connect` goes to the supervisor
+/// ([`super::supervisor`]), and on loopback `bind` and `listen` too.
 ///
 /// One program: the supervisor's part follows the refusals, each of their "allow" answers turned into
 /// a jump to it, so that every system call of a confined process runs one filter, not two. `true`
@@ -179,10 +179,15 @@ pub(super) fn seccomp(network: Network) -> Result<(Vec<libc::sock_filter>, bool)
     let program: BpfProgram = filter.try_into().map_err(error)?;
     let mut out = x32_guard();
     out.extend(program.into_iter().map(|f| libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k: f.k }));
-    let notify = match network {
-        Network::Loopback => {
-            let rules: BTreeMap<i64, Vec<SeccompRule>> =
-                [libc::SYS_connect, libc::SYS_bind, libc::SYS_listen].into_iter().map(|nr| (nr, Vec::new())).collect();
+    // The supervisor answers every `connect` (a unix socket's path is checked whatever the
+    // network), and on loopback `bind` and `listen` too.
+    let notify = {
+        let calls: &[i64] = match network {
+            Network::Loopback => &[libc::SYS_connect, libc::SYS_bind, libc::SYS_listen],
+            Network::Off | Network::On => &[libc::SYS_connect],
+        };
+        {
+            let rules: BTreeMap<i64, Vec<SeccompRule>> = calls.iter().map(|&nr| (nr, Vec::new())).collect();
             // seccompiler has no user-notification action: compiled as a trace, and the return
             // words patched.
             let tag = SeccompAction::Trace(0);
@@ -200,7 +205,6 @@ pub(super) fn seccomp(network: Network) -> Result<(Vec<libc::sock_filter>, bool)
                     .collect::<Vec<_>>(),
             )
         }
-        _ => None,
     };
     let Some(notify) = notify else { return Ok((out, false)) };
     let ret = (libc::BPF_RET | libc::BPF_K) as u16;

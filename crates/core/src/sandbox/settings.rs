@@ -69,6 +69,9 @@ pub struct SandboxSettings {
     /// `sandbox.allowLoopbackPorts`: local services a command may reach with the network on
     /// loopback (a database the user runs, say).
     pub allow_loopback_ports: Vec<u16>,
+    /// `sandbox.allowUnixSockets`: unix sockets outside the workspace a command may connect to
+    /// (absolute or `~/` paths: a database's socket, an SSH agent's).
+    pub allow_unix_sockets: Vec<PathBuf>,
     /// `sandbox.writableRoots`: writable besides the workspace (absolute or `~/` paths).
     pub writable_roots: Vec<PathBuf>,
     /// `sandbox.cacheRoots`.
@@ -112,6 +115,7 @@ impl Default for SandboxSettings {
             mode: Mode::WorkspaceWrite,
             network: Network::Loopback,
             allow_loopback_ports: Vec::new(),
+            allow_unix_sockets: Vec::new(),
             writable_roots: Vec::new(),
             cache_roots: CacheRoots::Auto,
             deny_read: DEFAULT_DENY_READ.iter().map(PathBuf::from).collect(),
@@ -168,6 +172,7 @@ impl SandboxSettings {
                     .ok_or("expected an array of port numbers")?
             }
             "denyRead" => self.deny_read = paths(value)?,
+            "allowUnixSockets" => self.allow_unix_sockets = paths(value)?,
             "cacheRoots" => {
                 self.cache_roots = match value {
                     Value::String(s) if s == "auto" => CacheRoots::Auto,

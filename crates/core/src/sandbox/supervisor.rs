@@ -1,5 +1,14 @@
-//! The network supervisor of `sandbox.network = "loopback"`: a thread of the runtime that answers
-//! the confined processes' `connect`, `bind` and `listen` (seccomp user notifications).
+//! The network supervisor: a thread of the runtime that answers the confined processes' `connect`
+//! (and, with `sandbox.network = "loopback"`, their `bind` and `listen`) — seccomp user
+//! notifications.
+//!
+//! A unix socket is reached only when its file lies in the workspace, the private `TMPDIR` or the
+//! runtime's own directories, is one of the system's informational sockets (name service, journal),
+//! or `sandbox.allowUnixSockets` lists it: not `/var/run/docker.sock` (a container of the host's
+//! root), not the D-Bus buses (`systemd-run --user` starts a process outside the sandbox), not an
+//! X server or an SSH agent in the shared `/tmp`. The path is resolved against the process's working
+//! directory; a path swapped after the check only reaches another socket the same checks would
+//! have to pass to be named (the check is of the path, as Landlock's are).
 //!
 //! A confined child installs, as the last step before `exec`, a filter that hands these calls to a
 //! listener, and sends the listener's descriptor to the supervisor over a datagram socket (one
@@ -18,11 +27,15 @@
 //! - `connect` passes only to a loopback address and a port the sandbox owns (a server one of its
 //!   commands started) or `sandbox.allowLoopbackPorts` lists; anything else is refused with
 //!   `EACCES` and recorded as a denial with its address: the model is told exactly what was refused.
+//!
+//! Each child sends, with its listener, the id of its sandbox: the policy it is answered by.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -43,15 +56,29 @@ pub(crate) struct NetDenial {
     pub at: Instant,
     /// `connect` or `bind`.
     pub op: &'static str,
-    pub address: SocketAddr,
+    /// `1.1.1.1:80`, or a unix socket's path.
+    pub address: String,
     /// The program that made the call (`/proc/<pid>/comm`).
     pub program: String,
 }
 
+/// What a sandbox allows its processes to reach, as the supervisor checks it.
+#[derive(Debug, Clone)]
+pub(crate) struct NetPolicy {
+    /// Loopback-only IP (else IP is the kernel's and the seccomp program's matter).
+    pub loopback: bool,
+    /// Directories whose unix sockets may be reached (canonical).
+    pub unix_roots: Vec<PathBuf>,
+    /// Unix sockets that may be reached besides (canonical).
+    pub unix_sockets: Vec<PathBuf>,
+    /// Local ports that may be reached on loopback besides the owned ones.
+    pub allowed_ports: Vec<u16>,
+}
+
 struct Shared {
     owned: Mutex<HashSet<u16>>,
-    allowed: Vec<u16>,
     denials: Mutex<VecDeque<NetDenial>>,
+    policies: Mutex<HashMap<u64, Arc<NetPolicy>>>,
 }
 
 pub(crate) struct Supervisor {
@@ -70,8 +97,8 @@ impl std::fmt::Debug for Supervisor {
 }
 
 impl Supervisor {
-    /// Starts the thread; `allowed`: `sandbox.allowLoopbackPorts`.
-    pub(crate) fn start(allowed: Vec<u16>) -> io::Result<Self> {
+    /// Starts the thread.
+    pub(crate) fn start() -> io::Result<Self> {
         let (ours, child_end) = socketpair(
             AddressFamily::Unix,
             SockType::Datagram,
@@ -82,8 +109,11 @@ impl Supervisor {
         let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
         epoll.add(&ours, EpollEvent::new(EpollFlags::EPOLLIN, CHANNEL))?;
         epoll.add(&stop_read, EpollEvent::new(EpollFlags::EPOLLIN, STOP))?;
-        let shared =
-            Arc::new(Shared { owned: Mutex::new(HashSet::new()), allowed, denials: Mutex::new(VecDeque::new()) });
+        let shared = Arc::new(Shared {
+            owned: Mutex::new(HashSet::new()),
+            denials: Mutex::new(VecDeque::new()),
+            policies: Mutex::new(HashMap::new()),
+        });
         let for_thread = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("bashrt-sandbox-net".into())
@@ -94,6 +124,11 @@ impl Supervisor {
     /// The descriptor a confined child sends its listener on.
     pub(crate) fn channel(&self) -> RawFd {
         self.child_end.as_raw_fd()
+    }
+
+    /// Registers the policy of the sandbox `id` (its children send the id with their listener).
+    pub(crate) fn register(&self, id: u64, policy: NetPolicy) {
+        self.shared.policies.lock().unwrap_or_else(PoisonError::into_inner).insert(id, Arc::new(policy));
     }
 
     /// The denials recorded since `since`.
@@ -113,7 +148,7 @@ impl Drop for Supervisor {
 }
 
 fn run(epoll: &Epoll, channel: &OwnedFd, stop: &OwnedFd, shared: &Shared) {
-    let mut listeners: Vec<Option<OwnedFd>> = Vec::new();
+    let mut listeners: Vec<Option<(OwnedFd, Arc<NetPolicy>)>> = Vec::new();
     let mut events = [EpollEvent::empty(); 16];
     loop {
         let n = match epoll.wait(&mut events, EpollTimeout::NONE) {
@@ -125,25 +160,29 @@ fn run(epoll: &Epoll, channel: &OwnedFd, stop: &OwnedFd, shared: &Shared) {
             match event.data() {
                 STOP => return,
                 CHANNEL => {
-                    while let Some(listener) = receive_listener(channel) {
+                    while let Some((listener, id)) = receive_listener(channel) {
+                        // A listener of a sandbox this runtime did not make answers nothing: closed.
+                        let policies = shared.policies.lock().unwrap_or_else(PoisonError::into_inner);
+                        let Some(policy) = policies.get(&id).cloned() else { continue };
+                        drop(policies);
                         let slot = listeners.iter().position(Option::is_none).unwrap_or_else(|| {
                             listeners.push(None);
                             listeners.len() - 1
                         });
                         if epoll.add(&listener, EpollEvent::new(EpollFlags::EPOLLIN, slot as u64)).is_ok() {
-                            listeners[slot] = Some(listener);
+                            listeners[slot] = Some((listener, policy));
                         }
                     }
                 }
                 slot => {
-                    let Some(Some(listener)) = listeners.get(slot as usize) else { continue };
+                    let Some(Some((listener, policy))) = listeners.get(slot as usize) else { continue };
                     if event.events().contains(EpollFlags::EPOLLHUP) && !event.events().contains(EpollFlags::EPOLLIN) {
                         // Every process of that filter is gone.
                         let _ = epoll.delete(listener);
                         listeners[slot as usize] = None;
                         continue;
                     }
-                    answer(listener.as_raw_fd(), shared);
+                    answer(listener.as_raw_fd(), policy, shared);
                 }
             }
         }
@@ -151,10 +190,10 @@ fn run(epoll: &Epoll, channel: &OwnedFd, stop: &OwnedFd, shared: &Shared) {
     }
 }
 
-/// One listener sent by a confined child, if one is waiting.
-fn receive_listener(channel: &OwnedFd) -> Option<OwnedFd> {
-    let mut byte = [0u8; 1];
-    let mut iov = [io::IoSliceMut::new(&mut byte)];
+/// One listener sent by a confined child, and its sandbox's id, if one is waiting.
+fn receive_listener(channel: &OwnedFd) -> Option<(OwnedFd, u64)> {
+    let mut id = [0u8; 8];
+    let mut iov = [io::IoSliceMut::new(&mut id)];
     let mut space = nix::cmsg_space!([RawFd; 1]);
     let message = nix::sys::socket::recvmsg::<()>(
         channel.as_raw_fd(),
@@ -163,24 +202,26 @@ fn receive_listener(channel: &OwnedFd) -> Option<OwnedFd> {
         nix::sys::socket::MsgFlags::MSG_CMSG_CLOEXEC,
     )
     .ok()?;
+    let mut listener = None;
     for cmsg in message.cmsgs().ok()? {
         if let nix::sys::socket::ControlMessageOwned::ScmRights(fds) = cmsg {
             // SAFETY: the kernel just installed these descriptors in this process, for us alone.
-            return fds.first().map(|&fd| unsafe { OwnedFd::from_raw_fd(fd) });
+            listener = fds.first().map(|&fd| unsafe { OwnedFd::from_raw_fd(fd) });
         }
     }
-    None
+    let bytes = message.bytes;
+    (bytes == 8).then(|| listener.map(|l| (l, u64::from_ne_bytes(id)))).flatten()
 }
 
 /// Receives one notification on `listener` and answers it.
-fn answer(listener: RawFd, shared: &Shared) {
+fn answer(listener: RawFd, policy: &NetPolicy, shared: &Shared) {
     // SAFETY: zeroed is the state the kernel requires the buffer in.
     let mut notif: libc::seccomp_notif = unsafe { std::mem::zeroed() };
     // SAFETY: the ioctl writes one `seccomp_notif` into the buffer.
     if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut notif) } != 0 {
         return;
     }
-    let (val, error, go_on) = match decide(listener, &notif, shared) {
+    let (val, error, go_on) = match decide(listener, &notif, policy, shared) {
         Verdict::Continue => (0, 0, true),
         Verdict::Done(Ok(v)) => (v, 0, false),
         Verdict::Done(Err(errno)) => (0, -errno, false),
@@ -203,14 +244,17 @@ enum Verdict {
     Done(Result<i64, i32>),
 }
 
-fn decide(listener: RawFd, notif: &libc::seccomp_notif, shared: &Shared) -> Verdict {
+fn decide(listener: RawFd, notif: &libc::seccomp_notif, policy: &NetPolicy, shared: &Shared) -> Verdict {
     let pid = notif.pid as libc::pid_t;
     let args = notif.data.args;
     let nr = i64::from(notif.data.nr);
     let Ok(socket) = take_socket(pid, args[0] as i32) else { return Verdict::Continue };
     let family = socket_domain(&socket);
+    if family == Some(libc::AF_UNIX) && nr == libc::SYS_connect {
+        return unix_connect(listener, notif, policy, shared);
+    }
     let inet = matches!(family, Some(libc::AF_INET | libc::AF_INET6));
-    if !inet {
+    if !inet || !policy.loopback {
         return Verdict::Continue;
     }
     if nr == libc::SYS_listen {
@@ -241,7 +285,7 @@ fn decide(listener: RawFd, notif: &libc::seccomp_notif, shared: &Shared) -> Verd
             IpAddr::V4(ip) if ip.is_unspecified() => SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), address.port()),
             IpAddr::V6(ip) if ip.is_unspecified() => SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), address.port()),
             _ => {
-                deny(shared, "bind", address, pid);
+                deny(shared, "bind", address.to_string(), pid);
                 return Verdict::Done(Err(libc::EACCES));
             }
         };
@@ -258,11 +302,51 @@ fn decide(listener: RawFd, notif: &libc::seccomp_notif, shared: &Shared) -> Verd
         IpAddr::V6(ip) => ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
     };
     let owned = shared.owned.lock().unwrap_or_else(PoisonError::into_inner).contains(&port);
-    if !(loopback && (owned || shared.allowed.contains(&port))) {
-        deny(shared, "connect", address, pid);
+    if !(loopback && (owned || policy.allowed_ports.contains(&port))) {
+        deny(shared, "connect", address.to_string(), pid);
         return Verdict::Done(Err(libc::EACCES));
     }
     Verdict::Done(sys_connect(&socket, address).map(|()| 0))
+}
+
+/// A unix socket's `connect`: to a path the policy allows (see the module docs), else refused.
+fn unix_connect(listener: RawFd, notif: &libc::seccomp_notif, policy: &NetPolicy, shared: &Shared) -> Verdict {
+    let pid = notif.pid as libc::pid_t;
+    let len = (notif.data.args[2] as usize).min(std::mem::size_of::<libc::sockaddr_un>());
+    let mut buf = [0u8; std::mem::size_of::<libc::sockaddr_un>()];
+    let local = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: len };
+    let remote = libc::iovec { iov_base: notif.data.args[1] as *mut libc::c_void, iov_len: len };
+    // SAFETY: one local buffer of `len` bytes, one remote range the kernel checks.
+    let read = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+    if read < 2 {
+        return Verdict::Continue;
+    }
+    let path = &buf[2..read as usize];
+    // An abstract name (a leading NUL), or none: Landlock's scope decides (ABI 6), not a path.
+    if path.first().is_none_or(|&b| b == 0) {
+        return Verdict::Continue;
+    }
+    let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
+    let named = Path::new(std::ffi::OsStr::from_bytes(&path[..end]));
+    let mut valid = notif.id;
+    // SAFETY: the ioctl reads one u64.
+    if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut valid) } != 0 {
+        return Verdict::Done(Err(libc::EINTR));
+    }
+    let absolute = match named.is_absolute() {
+        true => named.to_path_buf(),
+        false => match std::fs::read_link(format!("/proc/{pid}/cwd")) {
+            Ok(cwd) => cwd.join(named),
+            Err(_) => return Verdict::Done(Err(libc::EACCES)),
+        },
+    };
+    // No such socket: the kernel says so (a name service cache that is not running, say).
+    let Ok(real) = std::fs::canonicalize(&absolute) else { return Verdict::Continue };
+    if policy.unix_roots.iter().any(|root| real.starts_with(root)) || policy.unix_sockets.contains(&real) {
+        return Verdict::Continue;
+    }
+    deny(shared, "connect", real.display().to_string(), pid);
+    Verdict::Done(Err(libc::EACCES))
 }
 
 /// The socket's family (`SO_DOMAIN`: fixed when it was made).
@@ -331,7 +415,7 @@ fn own(shared: &Shared, socket: &OwnedFd) {
     }
 }
 
-fn deny(shared: &Shared, op: &'static str, address: SocketAddr, pid: libc::pid_t) {
+fn deny(shared: &Shared, op: &'static str, address: String, pid: libc::pid_t) {
     let program =
         std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim().to_string()).unwrap_or_default();
     let mut denials = shared.denials.lock().unwrap_or_else(PoisonError::into_inner);
@@ -350,6 +434,3 @@ fn sys_connect(socket: &OwnedFd, address: SocketAddr) -> Result<(), i32> {
     let address = nix::sys::socket::SockaddrStorage::from(address);
     nix::sys::socket::connect(socket.as_fd().as_raw_fd(), &address).map_err(|e| e as i32)
 }
-
-/// The bytes a confined child sends with its listener.
-pub(super) const HELLO: u8 = b'L';
