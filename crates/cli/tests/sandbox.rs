@@ -442,3 +442,20 @@ fn unix_sockets_outside_the_workspace_are_refused_unless_listed() {
     assert_eq!(text(&result), "local ok\n");
     drop(listener);
 }
+
+#[test]
+fn what_a_killed_server_left_is_removed_by_the_next_runtime() {
+    let env = Env::new();
+    let mut rpc = env.rpc(&[], &[]);
+    let done = tool_call(&mut rpc, "a", json!({"command": "echo $TMPDIR"}));
+    let tmpdir = PathBuf::from(text(&done).trim());
+    let pid = rpc.pid();
+    assert!(tmpdir.is_dir() && tmpdir.to_string_lossy().contains(&format!("/tmp-{pid}-")), "{tmpdir:?}");
+    // SAFETY: kill(2) of the server's pid.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    rpc.wait_exit();
+    assert!(tmpdir.is_dir(), "a killed server removes nothing itself");
+    let (next, _) = env.run_json(&[], "echo next");
+    assert_eq!(text(&next), "next\n");
+    assert!(!tmpdir.exists(), "{tmpdir:?} was left");
+}

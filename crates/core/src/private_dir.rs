@@ -98,9 +98,37 @@ pub(crate) fn temp_dir(prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
 /// system's temporary directory. For files made and renamed often (a confined shell's FIFOs), where
 /// a disk file system would journal every change.
 pub(crate) fn memory_temp_dir(prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
+    temp_dir_in(memory_parent(), prefix).or_else(|_| temp_dir(prefix))
+}
+
+/// `<prefix><pid>-`: the start of the name of a directory this process makes under a shared parent,
+/// so that one left by a process that was killed can be told ([`prune_left`]).
+pub(crate) fn owned_prefix(prefix: &str) -> String {
+    format!("{prefix}{}-", std::process::id())
+}
+
+/// Removes what processes that no longer run left in `parent` under names made by [`owned_prefix`]
+/// (a runtime killed with SIGKILL removes nothing itself): each entry of the user's whose pid is not
+/// alive. A pid reused by another live process keeps its entry, for now.
+pub(crate) fn prune_left(parent: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    let uid = current_uid();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else { continue };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) == Err(nix::errno::Errno::ESRCH);
+        let mine = entry.metadata().is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == uid);
+        if gone && mine {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The parent [`memory_temp_dir`] makes its directories in.
+pub(crate) fn memory_parent() -> PathBuf {
     let shm = Path::new("/dev/shm");
-    let parent = runtime_dir().or_else(|| shm.is_dir().then(|| shm.to_path_buf())).unwrap_or_else(std::env::temp_dir);
-    temp_dir_in(parent, prefix).or_else(|_| temp_dir(prefix))
+    runtime_dir().or_else(|| shm.is_dir().then(|| shm.to_path_buf())).unwrap_or_else(std::env::temp_dir)
 }
 
 fn temp_dir_in(parent: PathBuf, prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {

@@ -89,10 +89,13 @@ pub(crate) fn bash_env_file(req: &super::ExecRequest) -> std::io::Result<Option<
     if let Some(seed) = &req.seed {
         text.extend_from_slice(seed);
     }
-    match req.sandbox {
-        // A confined shell cannot open the runtime's descriptors (see `shell::persistent::pipes`).
-        Some(_) => {
-            super::script_file::ScriptFile::create_bytes(&text).map(|f| Some(BashEnvFile::File(f))).map_err(|(_, e)| e)
+    match &req.sandbox {
+        // A confined shell cannot open the runtime's descriptors (see `shell::persistent::pipes`): a
+        // private file in its sandbox's runner directory (a memory file system), removed with the call.
+        Some(sandbox) => {
+            let mut file = tempfile::Builder::new().prefix("bash-env-").tempfile_in(sandbox.runner_dir())?;
+            std::io::Write::write_all(&mut file, &text)?;
+            Ok(Some(BashEnvFile::File(file)))
         }
         None => crate::process::memfile::MemFile::holding("bashrt-bash-env", &text).map(|f| Some(BashEnvFile::Mem(f))),
     }
@@ -101,7 +104,7 @@ pub(crate) fn bash_env_file(req: &super::ExecRequest) -> std::io::Result<Option<
 /// The file `BASH_ENV` names: a sealed memfd, or, for a confined shell, a private file.
 pub(crate) enum BashEnvFile {
     Mem(crate::process::memfile::MemFile),
-    File(super::script_file::ScriptFile),
+    File(tempfile::NamedTempFile),
 }
 
 impl BashEnvFile {

@@ -24,18 +24,13 @@ impl ScriptFile {
     /// Writes `script` to a new file in a new private directory. The error carries the path tried
     /// (the parent directory when no directory could be made there).
     pub(crate) fn create(script: &str) -> Result<Self, (PathBuf, io::Error)> {
-        Self::create_bytes(script.as_bytes())
-    }
-
-    /// [`Self::create`] for text that need not be UTF-8.
-    pub(crate) fn create_bytes(script: &[u8]) -> Result<Self, (PathBuf, io::Error)> {
         let dir = crate::private_dir::temp_dir("bashrt-")?;
         let mut file = tempfile::Builder::new()
             .prefix("script-")
             .suffix(".sh")
             .tempfile_in(dir.path())
             .map_err(|e| (dir.path().to_path_buf(), e))?;
-        match file.write_all(script).and_then(|()| file.flush()) {
+        match file.write_all(script.as_bytes()).and_then(|()| file.flush()) {
             Ok(()) => Ok(Self { file, _dir: dir }),
             Err(e) => Err((file.path().to_path_buf(), e)),
         }

@@ -127,9 +127,12 @@ impl Sandbox {
             ));
         }
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        let runner_dir = crate::private_dir::memory_temp_dir("bashrt-shells-").map_err(|(path, e)| {
-            SandboxError::Build { step: "runner directory", reason: format!("{}: {e}", path.display()) }
-        })?;
+        crate::private_dir::prune_left(&crate::private_dir::memory_parent(), "bashrt-shells-");
+        let runner_dir = crate::private_dir::memory_temp_dir(&crate::private_dir::owned_prefix("bashrt-shells-"))
+            .map_err(|(path, e)| SandboxError::Build {
+                step: "runner directory",
+                reason: format!("{}: {e}", path.display()),
+            })?;
         let sensitive = workspace
             .first()
             .and_then(|top| sensitive::Sensitive::new(top, workspace.get(1).map(PathBuf::as_path), watch));

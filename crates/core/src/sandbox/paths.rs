@@ -240,7 +240,9 @@ impl PrivateTmp {
     pub(crate) fn create() -> std::io::Result<Self> {
         let base = std::env::temp_dir().join(format!("bashrt-{}", crate::private_dir::current_uid()));
         crate::private_dir::ensure(&base)?;
-        let dir = tempfile::Builder::new().prefix("tmp-").tempdir_in(&base)?;
+        // What runtimes killed before they could remove theirs left.
+        crate::private_dir::prune_left(&base, "tmp-");
+        let dir = tempfile::Builder::new().prefix(&crate::private_dir::owned_prefix("tmp-")).tempdir_in(&base)?;
         Ok(Self { path: dir.keep() })
     }
 
