@@ -73,6 +73,11 @@ fn python_sdk_bash_escalated_is_the_users_approval_and_bash_names_it() {
 }
 
 #[test]
+fn python_sdk_a_client_that_can_ask_its_user_gets_an_elicitation_once_session_or_deny() {
+    python_scenario("elicitation");
+}
+
+#[test]
 fn python_sdk_initializes() {
     python_scenario("initialize");
 }

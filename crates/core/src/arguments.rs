@@ -41,11 +41,12 @@ pub struct BashParams {
     /// Ask the user for more than the sandbox allows, for this call (only after a denial, or when the command surely needs it): {"write": ["~/.cache/uv"], "reason": "uv keeps its wheels there"}; also "read", "network": "on", "loopbackPorts", "off": true. The user approves it once or for the session, or refuses; the result says which
     #[serde(default)]
     pub sandbox: Option<Box<crate::sandbox::SandboxRequest>>,
-    /// The front's own approval of `sandbox` (an MCP client's permission prompt for
-    /// `bash_escalated`): never read from a model's arguments.
+    /// The front's own decision on `sandbox`, made before the call (an MCP client's permission
+    /// prompt for `bash_escalated`, its user's answer to an elicitation): never read from a
+    /// model's arguments.
     #[serde(skip)]
     #[schemars(skip)]
-    pub approved: bool,
+    pub decided: Option<crate::sandbox::Approval>,
     /// What reading the arguments changed or ignored; the result says it.
     #[serde(skip)]
     #[schemars(skip)]

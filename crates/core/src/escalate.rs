@@ -8,13 +8,13 @@ use crate::runtime::Runtime;
 use crate::sandbox::{Approval, ApprovalAsk, ApprovalPolicy};
 
 /// What the call runs under once `request` is decided: `base` widened, or the refusal's text.
-/// `approved`: the front approved it already (an MCP client's permission prompt for
-/// `bash_escalated`).
+/// `decided`: what the front's user decided already (an MCP client's permission prompt for
+/// `bash_escalated`, an answer to an elicitation).
 pub(crate) fn decide(
     runtime: &Runtime,
     base: SandboxUse,
     ask: &ApprovalAsk<'_>,
-    approved: bool,
+    decided: Option<&Approval>,
 ) -> Result<SandboxUse, String> {
     let (request, cwd) = (ask.request, ask.cwd);
     // Nothing confines the call: there is nothing to widen.
@@ -37,7 +37,7 @@ pub(crate) fn decide(
             ));
         }
         ApprovalPolicy::Always => Approval::Once,
-        ApprovalPolicy::Ask if approved => Approval::Once,
+        ApprovalPolicy::Ask if decided.is_some() => decided.cloned().unwrap_or(Approval::Once),
         ApprovalPolicy::Ask => match runtime.approver() {
             Some(approver) => approver.ask(ask),
             None => Approval::Unavailable("nobody can approve it here".into()),

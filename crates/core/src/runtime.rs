@@ -218,6 +218,13 @@ impl Runtime {
         self.approver.get()
     }
 
+    /// Compiles the sandbox of the workspace of `cwd` now (a server's start), so that the first
+    /// calls, which often arrive together, find it made instead of waiting on each other to make it.
+    /// A failure is not reported here: the calls report it.
+    pub fn prepare_sandbox(&self, cwd: &Path) {
+        let _ = self.sandbox_for(cwd);
+    }
+
     /// Grants `request` for the rest of the runtime's life, as a person decided (the terminal UI's
     /// ctrl+g): later calls run in a widened sandbox.
     pub fn grant_sandbox(&self, request: &crate::sandbox::SandboxRequest) {

@@ -311,7 +311,7 @@ impl BashTool {
                     request,
                     cancel: Some(&ctx.cancel),
                 };
-                match crate::escalate::decide(&self.runtime, sandbox, &ask, params.approved) {
+                match crate::escalate::decide(&self.runtime, sandbox, &ask, params.decided.as_ref()) {
                     Ok(sandbox) => sandbox,
                     Err(refusal) => return refused(refusal, details),
                 }

@@ -39,7 +39,12 @@ pub async fn bash(
                 crate::tools::BASH_TOOL
             ));
         }
-        params.approved = true;
+        params.decided = Some(bashrt_core::Approval::Once);
+    } else if let Some(request) = params.sandbox.as_deref() {
+        // A client that can ask its user (elicitation): the user decides here, before the call.
+        if let Some(decided) = crate::elicit::decide(&context.peer, &params.command, request).await {
+            params.decided = Some(decided);
+        }
     }
     let command = params.command.clone();
     let running = match state.calls.register(cancel.clone()) {
@@ -70,7 +75,7 @@ pub async fn bash(
                 }
                 None => state.tool.execute_yielding(&params, ctx, yielding, None),
             };
-            (params, result)
+            (Box::new(params), result)
         }
     };
     let mut handle = tokio::task::spawn_blocking(job);
@@ -111,7 +116,7 @@ pub async fn bash(
 
 /// How a `bash` call came back: its command ended (or the blocking thread failed), or it yielded.
 enum Ended {
-    Joined(Result<(BashParams, ToolResult), tokio::task::JoinError>),
+    Joined(Result<(Box<BashParams>, ToolResult), tokio::task::JoinError>),
     Yielded(ToolResult),
 }
 

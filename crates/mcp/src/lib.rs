@@ -27,6 +27,7 @@
 mod call;
 mod calls;
 mod client_config;
+mod elicit;
 mod handler;
 mod lines;
 mod pending;

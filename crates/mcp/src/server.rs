@@ -162,6 +162,7 @@ fn state_of(config: ServerConfig) -> State {
     // A `bash` call's `sandbox` request is approved by the client's own permission prompt for
     // `bash_escalated`: `bash` itself cannot ask anyone.
     runtime.set_approver(Arc::new(EscalatedOnly));
+    runtime.prepare_sandbox(&cwd);
     State {
         tool: runtime.tool(),
         cwd,

@@ -134,6 +134,7 @@ impl Server {
         let shared = Arc::new(Shared::new(config, Output::new(output)));
         // A call's `sandbox` request is put to this server's client (when it said it can answer).
         shared.runtime.set_approver(Arc::new(approver::RpcApprover { shared: Arc::downgrade(&shared) }));
+        shared.runtime.prepare_sandbox(&shared.cwd);
         observe_jobs(&shared);
         let baton = standby_reader(&shared, &sender);
         let (input_shared, input_baton) = (shared.clone(), baton.clone());

@@ -48,9 +48,9 @@ def details(result):
     return result.meta["bashrt/details"]
 
 
-async def session_run(body, *args):
+async def session_run(body, *args, elicitation=None):
     async with stdio_client(server(*args)) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, elicitation_callback=elicitation) as session:
             init = await session.initialize()
             await body(session, init)
 
@@ -428,6 +428,45 @@ async def jobs(session, init):
     assert details(killed)["job"]["state"] == "cancelled", text(killed)
 
 
+ASKED = []
+
+
+async def answer_from_the_list(context, params):
+    """The user of a client that can ask: answers each question with the next decision queued."""
+    import mcp.types as types
+
+    ASKED.append(params.message)
+    decision = ANSWERS.pop(0)
+    if decision == "decline":
+        return types.ElicitResult(action="decline")
+    return types.ElicitResult(action="accept", content={"decision": decision})
+
+
+ANSWERS = []
+
+
+async def elicitation(session, init):
+    import tempfile
+
+    parent = "/run" if os.geteuid() == 0 else os.path.expanduser("~")
+    outside = tempfile.mkdtemp(dir=parent)
+    try:
+        request = {"write": [outside], "reason": "the test writes there"}
+        ANSWERS.extend(["once", "deny", "decline"])
+        once = await session.call_tool("bash", {"command": f"touch {outside}/a && echo made", "sandbox": request})
+        assert text(once).startswith("made\n"), text(once)
+        assert "[Sandbox widened for this call by the user: write " in text(once), text(once)
+        assert ASKED and "asks for more than the sandbox allows: write " in ASKED[0] and "the test writes there" in ASKED[0], ASKED
+        denied = await session.call_tool("bash", {"command": f"touch {outside}/b", "sandbox": request})
+        assert denied.is_error and text(denied).startswith("Blocked: the sandbox does not allow write "), text(denied)
+        declined = await session.call_tool("bash", {"command": f"touch {outside}/c", "sandbox": request})
+        assert declined.is_error and "the user denied it" in text(declined), text(declined)
+        assert os.path.exists(f"{outside}/a") and not os.path.exists(f"{outside}/b") and not os.path.exists(f"{outside}/c")
+        assert len(ASKED) == 3, ASKED
+    finally:
+        subprocess.run(["rm", "-rf", outside], check=True)
+
+
 async def disconnect_scenario():
     box = {}
     started = anyio.Event()
@@ -478,6 +517,8 @@ SCENARIOS = {
 def main():
     if SCENARIO == "disconnect":
         anyio.run(disconnect_scenario)
+    elif SCENARIO == "elicitation":
+        anyio.run(lambda: session_run(elicitation, elicitation=answer_from_the_list))
     else:
         body, args = SCENARIOS[SCENARIO]
         anyio.run(session_run, body, *args)
