@@ -459,3 +459,49 @@ fn what_a_killed_server_left_is_removed_by_the_next_runtime() {
     assert_eq!(text(&next), "next\n");
     assert!(!tmpdir.exists(), "{tmpdir:?} was left");
 }
+
+/// sudo, installed when missing (a Debian package, as root).
+fn ensure_sudo() {
+    if Command::new("sh").args(["-c", "command -v sudo"]).output().is_ok_and(|o| o.status.success()) {
+        return;
+    }
+    assert!(is_root(), "the privilege test needs sudo (apt-get install sudo)");
+    let ok = Command::new("sh")
+        .args(["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sudo"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "could not install sudo");
+}
+
+#[test]
+fn sudo_gains_nothing_and_the_denial_says_it_was_the_sandbox() {
+    if !crate::common::slow("installs sudo when it is missing") {
+        return;
+    }
+    ensure_sudo();
+    let script = "sudo -n true; echo status=$?";
+    let result: Value = if is_root() {
+        // As root sudo has nothing to gain: ask as a second user.
+        let work = outside();
+        let ok = Command::new("chown").args(["-R", "65534:65534"]).arg(work.path()).status().unwrap().success();
+        assert!(ok);
+        let out = Command::new("setpriv")
+            .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_bashrt"))
+            .args(["run", "--json", "--", script])
+            .current_dir(work.path())
+            .env("HOME", work.path())
+            .env("BASHRT_STATE_DIR", work.path().join("state"))
+            .env_remove("BASHRT_SETTINGS")
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    } else {
+        Env::new().run_json(&[], script).0
+    };
+    let shown = text(&result);
+    assert!(shown.contains("\"no new privileges\" flag is set"), "{shown}");
+    assert!(shown.contains("[Sandbox denied: a gain of privileges (sudo, set-user-ID programs)"), "{shown}");
+    assert_eq!(denials(&result)[0]["kind"], "privilege");
+    assert_eq!(denials(&result)[0]["certainty"], "exact");
+}
