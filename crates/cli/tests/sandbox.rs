@@ -24,6 +24,30 @@ fn outside() -> tempfile::TempDir {
     tempfile::tempdir_in(parent).expect("a scratch directory outside the writable roots")
 }
 
+/// `bashrt run --json -- script`: as root, as a second user (`nobody`, through `setpriv`) in a
+/// workspace and home of theirs outside the writable roots; else as the user in `env`.
+fn as_second_user_if_root(env: &Env, script: &str) -> Value {
+    if !is_root() {
+        return env.run_json(&[], script).0;
+    }
+    let (work, home) = (outside(), outside());
+    for dir in [work.path(), home.path()] {
+        let ok = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).status().unwrap().success();
+        assert!(ok);
+    }
+    let out = Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_bashrt"))
+        .args(["run", "--json", "--", script])
+        .current_dir(work.path())
+        .env("HOME", home.path())
+        .env("BASHRT_STATE_DIR", home.path().join("state"))
+        .env_remove("BASHRT_SETTINGS")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
 fn denials(result: &Value) -> Vec<Value> {
     result["details"]["sandbox"]["denials"].as_array().cloned().unwrap_or_default()
 }
@@ -179,33 +203,8 @@ fn a_kernel_without_landlock_refuses_or_warns_as_configured() {
 fn an_ordinary_permission_error_is_not_blamed_on_the_sandbox() {
     let env = Env::new();
     let script = "echo s > f && chmod 000 f && cat f; mkdir -p ro && chmod 555 ro && touch ro/x; echo done";
-    let result: Value = if is_root() {
-        // Root reads and writes through modes: act as a second user, in a workspace that is theirs.
-        let work = outside();
-        let home = outside();
-        for dir in [work.path(), home.path()] {
-            let ok = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).status().unwrap().success();
-            assert!(ok);
-        }
-        std::fs::set_permissions(
-            work.path().parent().unwrap_or(Path::new("/")),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .ok();
-        let out = Command::new("setpriv")
-            .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_bashrt"))
-            .args(["run", "--json", "--", script])
-            .current_dir(work.path())
-            .env("HOME", home.path())
-            .env("BASHRT_STATE_DIR", home.path().join("state"))
-            .env_remove("BASHRT_SETTINGS")
-            .output()
-            .unwrap();
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
-    } else {
-        env.run_json(&[], script).0
-    };
+    // Root reads and writes through modes: as root, act as a second user.
+    let result = as_second_user_if_root(&env, script);
     let text = text(&result);
     assert!(text.contains("Permission denied") && text.contains("done"), "{text}");
     assert!(!text.contains("Sandbox"), "blamed: {text}");
@@ -480,25 +479,8 @@ fn sudo_gains_nothing_and_the_denial_says_it_was_the_sandbox() {
     }
     ensure_sudo();
     let script = "sudo -n true; echo status=$?";
-    let result: Value = if is_root() {
-        // As root sudo has nothing to gain: ask as a second user.
-        let work = outside();
-        let ok = Command::new("chown").args(["-R", "65534:65534"]).arg(work.path()).status().unwrap().success();
-        assert!(ok);
-        let out = Command::new("setpriv")
-            .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "--"])
-            .arg(env!("CARGO_BIN_EXE_bashrt"))
-            .args(["run", "--json", "--", script])
-            .current_dir(work.path())
-            .env("HOME", work.path())
-            .env("BASHRT_STATE_DIR", work.path().join("state"))
-            .env_remove("BASHRT_SETTINGS")
-            .output()
-            .unwrap();
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
-    } else {
-        Env::new().run_json(&[], script).0
-    };
+    // As root sudo has nothing to gain: ask as a second user.
+    let result = as_second_user_if_root(&Env::new(), script);
     let shown = text(&result);
     assert!(shown.contains("\"no new privileges\" flag is set"), "{shown}");
     assert!(shown.contains("[Sandbox denied: a gain of privileges (sudo, set-user-ID programs)"), "{shown}");
