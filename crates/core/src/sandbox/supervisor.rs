@@ -248,7 +248,14 @@ fn decide(listener: RawFd, notif: &libc::seccomp_notif, policy: &NetPolicy, shar
     let pid = notif.pid as libc::pid_t;
     let args = notif.data.args;
     let nr = i64::from(notif.data.nr);
-    let Ok(socket) = take_socket(pid, args[0] as i32) else { return Verdict::Continue };
+    // Fail closed: a call whose socket cannot be looked at (the process is gone, or the runtime may
+    // not reach it) is refused, not let through unchecked.
+    let socket = match take_socket(pid, args[0] as i32) {
+        Ok(socket) => socket,
+        // Not a descriptor of the process: the call's own error.
+        Err(e) if e.raw_os_error() == Some(libc::EBADF) => return Verdict::Done(Err(libc::EBADF)),
+        Err(_) => return Verdict::Done(Err(libc::EACCES)),
+    };
     let family = socket_domain(&socket);
     if family == Some(libc::AF_UNIX) && nr == libc::SYS_connect {
         return unix_connect(listener, notif, policy, shared);
@@ -319,7 +326,8 @@ fn unix_connect(listener: RawFd, notif: &libc::seccomp_notif, policy: &NetPolicy
     // SAFETY: one local buffer of `len` bytes, one remote range the kernel checks.
     let read = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
     if read < 2 {
-        return Verdict::Continue;
+        // Unreadable: refused (fail closed), as an address that cannot be checked.
+        return Verdict::Done(Err(if read < 0 { libc::EACCES } else { libc::EINVAL }));
     }
     let path = &buf[2..read as usize];
     // An abstract name (a leading NUL), or none: Landlock's scope decides (ABI 6), not a path.
