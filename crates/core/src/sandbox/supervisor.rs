@@ -28,7 +28,8 @@
 //!   commands started) or `sandbox.allowLoopbackPorts` lists; anything else is refused with
 //!   `EACCES` and recorded as a denial with its address: the model is told exactly what was refused.
 //!
-//! Each child sends, with its listener, the id of its sandbox: the policy it is answered by.
+//! Each child sends, with its listener, the id of its sandbox: the policy it is answered by. A call
+//! whose socket or address cannot be looked at is refused (fail closed), never let through unchecked.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
