@@ -85,7 +85,7 @@ fn ordinary_work_in_the_workspace_and_tmp_runs_without_a_notice() {
     assert!(text.contains("committed"), "{text}");
     assert!(!text.contains("Sandbox"), "{text}");
     let tmp = text.lines().next().unwrap_or_default();
-    assert!(tmp.contains("/bashrt-") && tmp.contains("/tmp-"), "mktemp is not in the private TMPDIR: {tmp}");
+    assert!(tmp.contains("/bashrt-tmp-"), "mktemp is not in the private TMPDIR: {tmp}");
     assert!(result["details"]["sandbox"].is_null(), "{result}");
 }
 
@@ -449,7 +449,7 @@ fn what_a_killed_server_left_is_removed_by_the_next_runtime() {
     let done = tool_call(&mut rpc, "a", json!({"command": "echo $TMPDIR"}));
     let tmpdir = PathBuf::from(text(&done).trim());
     let pid = rpc.pid();
-    assert!(tmpdir.is_dir() && tmpdir.to_string_lossy().contains(&format!("/tmp-{pid}-")), "{tmpdir:?}");
+    assert!(tmpdir.is_dir() && tmpdir.to_string_lossy().contains(&format!("/bashrt-tmp-{pid}-")), "{tmpdir:?}");
     // SAFETY: kill(2) of the server's pid.
     unsafe { libc::kill(pid, libc::SIGKILL) };
     rpc.wait_exit();

@@ -131,7 +131,7 @@ pub(crate) fn memory_parent() -> PathBuf {
     runtime_dir().or_else(|| shm.is_dir().then(|| shm.to_path_buf())).unwrap_or_else(std::env::temp_dir)
 }
 
-fn temp_dir_in(parent: PathBuf, prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
+pub(crate) fn temp_dir_in(parent: PathBuf, prefix: &str) -> Result<TempDir, (PathBuf, io::Error)> {
     tempfile::Builder::new()
         .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(0o700))
@@ -225,7 +225,7 @@ pub(crate) fn is_own_regular_file(meta: &Metadata) -> bool {
     meta.file_type().is_file() && meta.uid() == current_uid()
 }
 
-pub(crate) fn current_uid() -> u32 {
+fn current_uid() -> u32 {
     // SAFETY: getuid(2) takes nothing and cannot fail.
     unsafe { libc::getuid() }
 }

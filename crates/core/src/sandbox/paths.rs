@@ -229,20 +229,25 @@ pub(super) fn resolve_against(path: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
-/// The private temporary directory of a runtime's confined commands (`TMPDIR`): 0700 under
-/// `<system tmp>/bashrt-<uid>/`, removed with its contents when the runtime ends.
+/// The private temporary directory of a runtime's confined commands (`TMPDIR`): a fresh directory of
+/// random name, 0700 from its creation, in the system's temporary directory (`bashrt-tmp-<pid>-…`:
+/// no name another user could make first), removed with its contents when the runtime ends, or by
+/// the next runtime when this one was killed.
 #[derive(Debug)]
 pub(crate) struct PrivateTmp {
     path: PathBuf,
 }
 
+/// The start of a private `TMPDIR`'s name.
+const TMP_PREFIX: &str = "bashrt-tmp-";
+
 impl PrivateTmp {
     pub(crate) fn create() -> std::io::Result<Self> {
-        let base = std::env::temp_dir().join(format!("bashrt-{}", crate::private_dir::current_uid()));
-        crate::private_dir::ensure(&base)?;
+        let parent = std::env::temp_dir();
         // What runtimes killed before they could remove theirs left.
-        crate::private_dir::prune_left(&base, "tmp-");
-        let dir = tempfile::Builder::new().prefix(&crate::private_dir::owned_prefix("tmp-")).tempdir_in(&base)?;
+        crate::private_dir::prune_left(&parent, TMP_PREFIX);
+        let dir = crate::private_dir::temp_dir_in(parent, &crate::private_dir::owned_prefix(TMP_PREFIX))
+            .map_err(|(path, e)| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         Ok(Self { path: dir.keep() })
     }
 
