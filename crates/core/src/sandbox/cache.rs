@@ -27,7 +27,7 @@ struct Inner {
     by_workspace: HashMap<Vec<PathBuf>, Arc<Sandbox>>,
     /// The commands' `TMPDIR`, made with the first sandbox and removed with the runtime.
     tmp: Option<PrivateTmp>,
-    /// The network supervisor, started with the first sandbox on loopback.
+    /// The network supervisor, started with the first sandbox.
     supervisor: Option<Arc<Supervisor>>,
     /// Requests a person granted for the rest of the runtime's life.
     grants: Vec<SandboxRequest>,
@@ -104,12 +104,14 @@ fn compile(
             PrivateTmp::create().map_err(|e| SandboxError::Build { step: "private TMPDIR", reason: e.to_string() })?;
         inner.tmp = Some(tmp);
     }
-    if inner.supervisor.is_none() {
-        let supervisor = Supervisor::start()
-            .map_err(|e| SandboxError::Build { step: "network supervisor", reason: e.to_string() })?;
-        inner.supervisor = Some(Arc::new(supervisor));
-    }
-    let supervisor = inner.supervisor.clone();
+    let supervisor = match &inner.supervisor {
+        Some(supervisor) => Arc::clone(supervisor),
+        None => {
+            let started = Supervisor::start()
+                .map_err(|e| SandboxError::Build { step: "network supervisor", reason: e.to_string() })?;
+            Arc::clone(inner.supervisor.insert(Arc::new(started)))
+        }
+    };
     let tmp = inner.tmp.as_ref().map(PrivateTmp::path).unwrap_or(Path::new("/tmp"));
     Sandbox::compile(settings, roots, tmp, supervisor, watch)
 }

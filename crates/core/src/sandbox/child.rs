@@ -5,11 +5,10 @@ use std::io;
 use std::os::fd::RawFd;
 
 /// No new privileges (set-user-ID programs and file capabilities gain nothing, and Landlock and
-/// seccomp may be enforced without privilege), then the ruleset, then the filter — with a listener
-/// sent over `channel` to the network supervisor when there is one. An error makes the spawn fail
-/// with it: nothing runs unconfined by accident.
-/// `channel`: the supervisor's socket and the sandbox's id, sent with the listener.
-pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: Option<(RawFd, u64)>) -> io::Result<()> {
+/// seccomp may be enforced without privilege), then the ruleset, then the filter, whose listener
+/// goes over `channel` (the supervisor's socket) with the sandbox's id. An error makes the spawn
+/// fail with it: nothing runs unconfined by accident.
+pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: (RawFd, u64)) -> io::Result<()> {
     // SAFETY: plain system calls on memory that outlives them (the kernel copies the programs).
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -18,17 +17,10 @@ pub(super) fn enforce(ruleset: RawFd, filter: &[libc::sock_filter], channel: Opt
         if libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0 {
             return Err(io::Error::last_os_error());
         }
-        match channel {
-            None => {
-                install(filter, 0)?;
-            }
-            Some((channel, id)) => {
-                let listener = install(filter, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)?;
-                let sent = send_fd(channel, listener as RawFd, id);
-                libc::close(listener as RawFd);
-                sent?;
-            }
-        }
+        let listener = install(filter, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)?;
+        let sent = send_fd(channel.0, listener as RawFd, channel.1);
+        libc::close(listener as RawFd);
+        sent?;
     }
     Ok(())
 }

@@ -77,8 +77,8 @@ pub struct Sandbox {
     ruleset: OwnedFd,
     /// The seccomp program.
     filter: Vec<libc::sock_filter>,
-    /// With the network on loopback: the supervisor that answers the program's notifications.
-    notify: Option<Arc<supervisor::Supervisor>>,
+    /// The supervisor that answers the program's notifications.
+    supervisor: Arc<supervisor::Supervisor>,
     /// Variables of the runtime's environment that look like secrets: left out of every shell's.
     env_removed: Vec<OsString>,
     /// The private `TMPDIR`.
@@ -115,7 +115,7 @@ impl Sandbox {
         settings: &SandboxSettings,
         workspace: Vec<PathBuf>,
         tmpdir: &Path,
-        supervisor: Option<Arc<supervisor::Supervisor>>,
+        supervisor: Arc<supervisor::Supervisor>,
         watch: bool,
     ) -> Result<Arc<Self>, SandboxError> {
         let abi = rules::abi();
@@ -138,28 +138,19 @@ impl Sandbox {
             .and_then(|top| sensitive::Sensitive::new(top, workspace.get(1).map(PathBuf::as_path), watch));
         let policy = paths::Policy::resolve(settings, workspace, home.as_deref(), &[tmpdir, runner_dir.path()]);
         let ruleset = rules::landlock(&policy, abi)?;
-        let (filter, notify) = rules::seccomp(settings.network)?;
-        let notify = match (notify, supervisor) {
-            (true, Some(supervisor)) => Some(supervisor),
-            (false, _) => None,
-            (true, None) => {
-                return Err(SandboxError::Build { step: "network supervisor", reason: "not started".into() });
-            }
-        };
+        let filter = rules::seccomp(settings.network)?;
         let env_removed = match settings.env_filter {
             true => secrets::to_remove(std::env::vars_os(), &settings.env_keep),
             false => Vec::new(),
         };
         let digest = policy.digest(&env_removed);
-        if let Some(supervisor) = &notify {
-            supervisor.register(digest, policy.net_policy(settings));
-        }
+        supervisor.register(digest, policy.net_policy(settings));
         Ok(Arc::new(Self {
             policy,
             digest,
             ruleset,
             filter,
-            notify,
+            supervisor,
             env_removed,
             tmpdir: tmpdir.to_path_buf(),
             runner_dir,
@@ -183,7 +174,7 @@ impl Sandbox {
         // (prctl, landlock_restrict_self, seccomp) on memory prepared before the fork.
         unsafe {
             std::os::unix::process::CommandExt::pre_exec(command, move || {
-                let channel = me.notify.as_ref().map(|supervisor| (supervisor.channel(), me.digest));
+                let channel = (me.supervisor.channel(), me.digest);
                 child::enforce(ruleset, &me.filter, channel)
             });
         }
@@ -252,8 +243,7 @@ impl Sandbox {
     /// The connections and binds the network supervisor refused since `since` (any command of
     /// this runtime's sandboxes: two calls running at once may see each other's).
     pub(crate) fn network_denials(&self, since: std::time::Instant) -> Vec<Denial> {
-        let Some(supervisor) = &self.notify else { return Vec::new() };
-        supervisor
+        self.supervisor
             .denials_since(since)
             .into_iter()
             .map(|d| Denial {

@@ -115,9 +115,9 @@ fn split_dirs(deny: &[PathBuf]) -> Vec<PathBuf> {
 /// ([`super::supervisor`]), and on loopback `bind` and `listen` too.
 ///
 /// One program: the supervisor's part follows the refusals, each of their "allow" answers turned into
-/// a jump to it, so that every system call of a confined process runs one filter, not two. `true`
-/// with it: the program is installed with a listener.
-pub(super) fn seccomp(network: Network) -> Result<(Vec<libc::sock_filter>, bool), SandboxError> {
+/// a jump to it, so that every system call of a confined process runs one filter, not two; it is
+/// installed with a listener.
+pub(super) fn seccomp(network: Network) -> Result<Vec<libc::sock_filter>, SandboxError> {
     let error = |e: seccompiler::BackendError| SandboxError::Build { step: "seccomp filter", reason: e.to_string() };
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| {
         SandboxError::Unavailable(format!("no seccomp syscall table for {}: {e}", std::env::consts::ARCH))
@@ -181,32 +181,16 @@ pub(super) fn seccomp(network: Network) -> Result<(Vec<libc::sock_filter>, bool)
     out.extend(program.into_iter().map(|f| libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k: f.k }));
     // The supervisor answers every `connect` (a unix socket's path is checked whatever the
     // network), and on loopback `bind` and `listen` too.
-    let notify = {
-        let calls: &[i64] = match network {
-            Network::Loopback => &[libc::SYS_connect, libc::SYS_bind, libc::SYS_listen],
-            Network::Off | Network::On => &[libc::SYS_connect],
-        };
-        {
-            let rules: BTreeMap<i64, Vec<SeccompRule>> = calls.iter().map(|&nr| (nr, Vec::new())).collect();
-            // seccompiler has no user-notification action: compiled as a trace, and the return
-            // words patched.
-            let tag = SeccompAction::Trace(0);
-            let traced = u32::from(tag.clone());
-            let filter = SeccompFilter::new(rules, SeccompAction::Allow, tag, arch).map_err(error)?;
-            let program: BpfProgram = filter.try_into().map_err(error)?;
-            let ret = (libc::BPF_RET | libc::BPF_K) as u16;
-            Some(
-                program
-                    .into_iter()
-                    .map(|f| {
-                        let k = if f.code == ret && f.k == traced { libc::SECCOMP_RET_USER_NOTIF } else { f.k };
-                        libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k }
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        }
+    let calls: &[i64] = match network {
+        Network::Loopback => &[libc::SYS_connect, libc::SYS_bind, libc::SYS_listen],
+        Network::Off | Network::On => &[libc::SYS_connect],
     };
-    let Some(notify) = notify else { return Ok((out, false)) };
+    let rules: BTreeMap<i64, Vec<SeccompRule>> = calls.iter().map(|&nr| (nr, Vec::new())).collect();
+    // seccompiler has no user-notification action: compiled as a trace, and the return words patched.
+    let tag = SeccompAction::Trace(0);
+    let traced = u32::from(tag.clone());
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, tag, arch).map_err(error)?;
+    let notify: BpfProgram = filter.try_into().map_err(error)?;
     let ret = (libc::BPF_RET | libc::BPF_K) as u16;
     let jump = (libc::BPF_JMP | libc::BPF_JA) as u16;
     let len = out.len();
@@ -219,8 +203,11 @@ pub(super) fn seccomp(network: Network) -> Result<(Vec<libc::sock_filter>, bool)
             false => f,
         })
         .collect();
-    merged.extend(notify);
-    Ok((merged, true))
+    merged.extend(notify.into_iter().map(|f| {
+        let k = if f.code == ret && f.k == traced { libc::SECCOMP_RET_USER_NOTIF } else { f.k };
+        libc::sock_filter { code: f.code, jt: f.jt, jf: f.jf, k }
+    }));
+    Ok(merged)
 }
 
 /// `nr >= 0x40000000` (the x32 bit) → EPERM, on x86_64; nothing elsewhere.
