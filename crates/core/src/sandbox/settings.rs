@@ -134,35 +134,25 @@ impl SandboxSettings {
     pub(crate) fn set(&mut self, key: &str, value: &Value) -> Result<bool, String> {
         match key {
             "mode" => {
-                self.mode = match value.as_str() {
-                    Some("workspace-write") => Mode::WorkspaceWrite,
-                    Some("read-only") => Mode::ReadOnly,
-                    Some("off") => Mode::Off,
-                    _ => return Err("expected \"workspace-write\", \"read-only\" or \"off\"".into()),
-                }
+                self.mode = choice(
+                    value,
+                    &[("workspace-write", Mode::WorkspaceWrite), ("read-only", Mode::ReadOnly), ("off", Mode::Off)],
+                )?
             }
             "network" => {
-                self.network = match value.as_str() {
-                    Some("off") => Network::Off,
-                    Some("loopback") => Network::Loopback,
-                    Some("on") => Network::On,
-                    _ => return Err("expected \"off\", \"loopback\" or \"on\"".into()),
-                }
+                self.network =
+                    choice(value, &[("off", Network::Off), ("loopback", Network::Loopback), ("on", Network::On)])?
             }
-            "fallback" => {
-                self.fallback = match value.as_str() {
-                    Some("refuse") => Fallback::Refuse,
-                    Some("warn") => Fallback::Warn,
-                    _ => return Err("expected \"refuse\" or \"warn\"".into()),
-                }
-            }
+            "fallback" => self.fallback = choice(value, &[("refuse", Fallback::Refuse), ("warn", Fallback::Warn)])?,
             "approval" => {
-                self.approval = match value.as_str() {
-                    Some("ask") => ApprovalPolicy::Ask,
-                    Some("never") => ApprovalPolicy::Never,
-                    Some("always") => ApprovalPolicy::Always,
-                    _ => return Err("expected \"ask\", \"never\" or \"always\"".into()),
-                }
+                self.approval = choice(
+                    value,
+                    &[
+                        ("ask", ApprovalPolicy::Ask),
+                        ("never", ApprovalPolicy::Never),
+                        ("always", ApprovalPolicy::Always),
+                    ],
+                )?
             }
             "writableRoots" => self.writable_roots = paths(value)?,
             "allowLoopbackPorts" => {
@@ -188,6 +178,19 @@ impl SandboxSettings {
         }
         Ok(true)
     }
+}
+
+/// The option `value` names, or `expected "a", "b" or "c"`.
+fn choice<T: Copy>(value: &Value, options: &[(&str, T)]) -> Result<T, String> {
+    if let Some(&(_, chosen)) = options.iter().find(|(name, _)| value.as_str() == Some(name)) {
+        return Ok(chosen);
+    }
+    let names: Vec<String> = options.iter().map(|(name, _)| format!("\"{name}\"")).collect();
+    let (last, rest) = names.split_last().map_or(("", &[][..]), |(last, rest)| (last.as_str(), rest));
+    Err(match rest.is_empty() {
+        true => format!("expected {last}"),
+        false => format!("expected {} or {last}", rest.join(", ")),
+    })
 }
 
 fn strings(value: &Value) -> Option<Vec<String>> {
